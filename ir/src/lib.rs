@@ -1,0 +1,723 @@
+//! # The adjc intermediate representation
+//!
+//! The IR is the contract between the stages of adjc:
+//!
+//! ```text
+//!   frontend (Python, Fortran) ──► Module ──► autodiff ──► Module ──► emit (C + OpenMP)
+//!                                     ▲                       ▲
+//!                                validate()              validate()
+//! ```
+//!
+//! A [`Module`] holds the [`Function`]s read from one source file, together with the
+//! source text so that later stages can quote source lines in comments. Nothing in the IR
+//! knows which language it came from: Python slices, NumPy broadcasting, Fortran sections
+//! and `do` loops are all lowered to the same element-level statements.
+//!
+//! ## Central types
+//!
+//! * [`Function`]: a signature ([`Param`]s, in C order: extra size parameters first, then
+//!   source parameters, then output parameters) and a body ([`Block`]). Every variable of
+//!   the function — parameters, locals, loop indices, temporaries, tapes — lives in the
+//!   function's variable arena `vars` and is named by a [`VarId`]. A `VarId` is only
+//!   meaningful inside the function that owns it.
+//! * [`Type`]: either a [`Scalar`] (`f32`, `f64`, `i64`, `bool`) or an array of scalars
+//!   with a **symbolic shape**: one [`Dim`] per axis, each a lower bound and an extent, both
+//!   integer [`Expr`]s over size parameters and integer parameters (never over loop
+//!   indices or mutable locals). NumPy arrays have lower bound 0 and [`Layout::RowMajor`];
+//!   Fortran arrays keep their declared lower bounds and use [`Layout::ColMajor`].
+//!   Indices in the IR are always *source* indices: `a(i)` with `a(0:n)` is indexed by `i`,
+//!   and the backend subtracts the lower bound.
+//! * [`Expr`]: a scalar-valued expression tree with a result type and a [`Span`].
+//!   Array-valued computation does not exist at this level: whole-array arithmetic is
+//!   lowered by the frontend to a [`Map`] whose body computes one element.
+//! * [`Stmt`]: structured statements.
+//!   - [`StmtKind::Assign`] writes one scalar variable or one array element;
+//!   - [`StmtKind::Accumulate`] combines into one place with `+`, `*`, `max` or `min`;
+//!     `shared` says that other iterations of an enclosing [`Map`] may update the same
+//!     place, so the backend must use a reduction or an atomic update;
+//!   - [`StmtKind::Loop`] is a *sequential* loop with Python `range` semantics
+//!     (`start`, `stop` exclusive, `step` of any sign, bounds evaluated once on entry);
+//!   - [`StmtKind::Map`] is a *parallel* loop nest over a rectangular index space with unit
+//!     steps: iterations are independent except for `shared` accumulations;
+//!   - [`StmtKind::If`], [`StmtKind::Alloc`] / [`StmtKind::Free`] of local arrays,
+//!     [`StmtKind::Call`] of library operations (matmul and friends), stack tapes
+//!     ([`StmtKind::Push`] / [`StmtKind::Pop`]) and labelled [`StmtKind::Section`]s.
+//!
+//! ## Invariants (checked by [`validate::validate`])
+//!
+//! 1. Every `VarId` used in a function indexes its `vars` arena.
+//! 2. `Expr::ty` is the type its operands produce (see [`ExprKind`] for the rules); indices,
+//!    loop bounds and extents are `i64`; conditions are `bool`.
+//! 3. An array is only used through [`ExprKind::Load`] / [`Place`] with exactly one index
+//!    per dimension; a scalar only through [`ExprKind::Var`] / a place without indices.
+//! 4. Loop and map index variables are bound by exactly one loop or map, are only used
+//!    inside it, and are never assigned.
+//! 5. A `Map` body does not read a location that another iteration of the same map
+//!    writes (the frontend introduces a temporary when NumPy semantics require the old
+//!    values, as in `A[1:] = A[:-1]`). Accumulations marked `shared` are exempt.
+//! 6. Local arrays are `Alloc`ated before use; shapes only depend on parameters.
+//!
+//! ## Who produces and consumes what
+//!
+//! * Frontends produce a `Module` with *primal* functions. They own all source syntax and
+//!   report unsupported constructs as [`Diagnostic`]s with spans; they never panic.
+//! * `autodiff` consumes a primal `Function` and produces a new `Function` (the adjoint,
+//!   conventionally suffixed `_b`) in the same IR: adjoint variables are ordinary
+//!   variables with [`VarRole::Adjoint`], tapes are ordinary local arrays (or stack tapes).
+//! * `emit` consumes any valid `Function` and renders C; it never sees source syntax, only
+//!   spans (to quote source lines) and names.
+//! * Every stage is a pure function of its input. [`print::print_module`] gives the stable
+//!   text form used by `adjc transpile --emit ir` and by snapshot tests.
+
+pub mod diag;
+pub mod print;
+pub mod validate;
+mod visit;
+
+pub use diag::Diagnostic;
+pub use visit::*;
+
+use std::fmt;
+
+/// A position in the source file: 1-based line and column of the first character, plus
+/// the byte range. Spans are carried by every expression and statement so that every
+/// stage can point back at the source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub const NONE: Span = Span { line: 0, col: 0, start: 0, end: 0 };
+    pub fn is_none(&self) -> bool {
+        self.line == 0
+    }
+}
+
+/// Element types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    Bool,
+    I64,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I64 => "i64",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Memory order of a multi-dimensional array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// C / NumPy order: the last index varies fastest.
+    RowMajor,
+    /// Fortran order: the first index varies fastest.
+    ColMajor,
+}
+
+/// One axis of an array: valid indices are `lower ..= lower + extent - 1`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dim {
+    pub lower: Expr,
+    pub extent: Expr,
+}
+
+impl Dim {
+    /// A zero-based axis of the given extent (NumPy, C).
+    pub fn zero_based(extent: Expr) -> Dim {
+        Dim { lower: Expr::int(0), extent }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    Scalar(Scalar),
+    Array { elem: Scalar, dims: Vec<Dim>, layout: Layout },
+}
+
+impl Type {
+    pub fn elem(&self) -> Scalar {
+        match self {
+            Type::Scalar(s) => *s,
+            Type::Array { elem, .. } => *elem,
+        }
+    }
+    pub fn rank(&self) -> usize {
+        match self {
+            Type::Scalar(_) => 0,
+            Type::Array { dims, .. } => dims.len(),
+        }
+    }
+    pub fn is_array(&self) -> bool {
+        matches!(self, Type::Array { .. })
+    }
+    pub fn dims(&self) -> &[Dim] {
+        match self {
+            Type::Scalar(_) => &[],
+            Type::Array { dims, .. } => dims,
+        }
+    }
+}
+
+/// Index of a variable in [`Function::vars`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+impl VarId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a variable is for. Backends use it to decide storage and naming; autodiff uses it
+/// to tell user data from its own bookkeeping.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarRole {
+    /// A size parameter that the source never declared as a parameter (an extent such as
+    /// `N` in `float64[N]`, or an invented `A_n0`). Always `i64`, always a parameter.
+    Size,
+    /// A parameter of the source function.
+    Param,
+    /// A returned value turned into an output parameter (`ret`, `ret0`, ...).
+    Return,
+    /// A local scalar or array of the source.
+    Local,
+    /// A loop or map index.
+    Index,
+    /// A temporary introduced by a stage (the frontend's copy for overlapping slices, a
+    /// reduction result, ...).
+    Temp,
+    /// The adjoint of another variable (autodiff only).
+    Adjoint(VarId),
+    /// Values saved by the forward sweep for the reverse sweep (autodiff only).
+    Tape,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    pub name: String,
+    pub ty: Type,
+    pub role: VarRole,
+    pub span: Span,
+}
+
+/// How a parameter is passed. Scalars with `In` are passed by value; everything else by
+/// pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intent {
+    In,
+    Out,
+    InOut,
+}
+
+impl Intent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Intent::In => "in",
+            Intent::Out => "out",
+            Intent::InOut => "inout",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub var: VarId,
+    pub intent: Intent,
+    /// Documentation for the generated header: what the parameter holds on entry and exit.
+    pub doc: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// Parameters in signature order.
+    pub params: Vec<Param>,
+    /// The variable arena.
+    pub vars: Vec<Var>,
+    pub body: Block,
+    pub span: Span,
+    /// Human-readable remarks from the producing stage (e.g. inferred parameter types);
+    /// printed by `--emit ir` and quoted in the generated header.
+    pub notes: Vec<String>,
+}
+
+impl Function {
+    pub fn var(&self, id: VarId) -> &Var {
+        &self.vars[id.index()]
+    }
+    pub fn var_mut(&mut self, id: VarId) -> &mut Var {
+        &mut self.vars[id.index()]
+    }
+    pub fn add_var(&mut self, name: impl Into<String>, ty: Type, role: VarRole, span: Span) -> VarId {
+        self.vars.push(Var { name: name.into(), ty, role, span });
+        VarId(self.vars.len() as u32 - 1)
+    }
+    pub fn param(&self, id: VarId) -> Option<&Param> {
+        self.params.iter().find(|p| p.var == id)
+    }
+    pub fn is_param(&self, id: VarId) -> bool {
+        self.param(id).is_some()
+    }
+    /// A variable name not used yet in this function, derived from `base`.
+    pub fn fresh_name(&self, base: &str) -> String {
+        if !self.vars.iter().any(|v| v.name == base) {
+            return base.to_string();
+        }
+        (1..)
+            .map(|k| format!("{base}_{k}"))
+            .find(|n| !self.vars.iter().any(|v| &v.name == n))
+            .expect("infinite iterator")
+    }
+}
+
+/// One source file's worth of functions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// The source path as given by the user (used in comments).
+    pub file: String,
+    /// The full source text (for quoting lines); never parsed again after the frontend.
+    pub source: String,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    /// The text of 1-based source line `line`, trimmed, or `""`.
+    pub fn source_line(&self, line: u32) -> &str {
+        if line == 0 {
+            return "";
+        }
+        self.source.lines().nth(line as usize - 1).map(str::trim).unwrap_or("")
+    }
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Expressions
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// True division for floats; for `i64` operands, C division (truncating).
+    Div,
+    /// Floor division (Python `//`), integers only.
+    FloorDiv,
+    /// Remainder with the sign of the divisor (Python `%`), integers only.
+    Mod,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or)
+    }
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+/// Intrinsic scalar functions. Arguments and result share one float type unless noted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sinh,
+    Cosh,
+    Arcsin,
+    Arccos,
+    Arctan,
+    /// `atan2(y, x)`.
+    Arctan2,
+    Sqrt,
+    /// Absolute value; also valid on `i64`.
+    Abs,
+    /// `pow(x, y)`.
+    Pow,
+    /// Two-argument maximum; also valid on `i64`. Ties select the first argument.
+    Max,
+    /// Two-argument minimum; also valid on `i64`. Ties select the first argument.
+    Min,
+    /// Fortran `sign(a, b)`: `|a|` with the sign of `b`.
+    Sign,
+    Floor,
+    Ceil,
+}
+
+impl Intrinsic {
+    pub fn name(self) -> &'static str {
+        match self {
+            Intrinsic::Exp => "exp",
+            Intrinsic::Log => "log",
+            Intrinsic::Sin => "sin",
+            Intrinsic::Cos => "cos",
+            Intrinsic::Tan => "tan",
+            Intrinsic::Tanh => "tanh",
+            Intrinsic::Sinh => "sinh",
+            Intrinsic::Cosh => "cosh",
+            Intrinsic::Arcsin => "arcsin",
+            Intrinsic::Arccos => "arccos",
+            Intrinsic::Arctan => "arctan",
+            Intrinsic::Arctan2 => "arctan2",
+            Intrinsic::Sqrt => "sqrt",
+            Intrinsic::Abs => "abs",
+            Intrinsic::Pow => "pow",
+            Intrinsic::Max => "max",
+            Intrinsic::Min => "min",
+            Intrinsic::Sign => "sign",
+            Intrinsic::Floor => "floor",
+            Intrinsic::Ceil => "ceil",
+        }
+    }
+    pub fn arity(self) -> usize {
+        match self {
+            Intrinsic::Arctan2 | Intrinsic::Pow | Intrinsic::Max | Intrinsic::Min | Intrinsic::Sign => 2,
+            _ => 1,
+        }
+    }
+    /// Whether the intrinsic accepts `i64` operands (with an `i64` result).
+    pub fn accepts_int(self) -> bool {
+        matches!(self, Intrinsic::Abs | Intrinsic::Max | Intrinsic::Min)
+    }
+}
+
+/// A scalar expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Scalar,
+    pub span: Span,
+}
+
+/// Typing rules (enforced by the validator):
+/// * `Binary` arithmetic: both operands of the result type (frontends insert `Cast`s);
+///   comparisons: operands of one type, result `bool`; `And`/`Or`: `bool`.
+/// * `Call`: arguments of the result type (float, or `i64` where
+///   [`Intrinsic::accepts_int`]).
+/// * `Select(c, a, b)`: `c` is `bool`, `a` and `b` of the result type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Const(Literal),
+    /// A scalar variable (parameter, local, loop index, size).
+    Var(VarId),
+    /// One element of an array; one index per dimension.
+    Load(VarId, Vec<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Call(Intrinsic, Vec<Expr>),
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    Cast(Box<Expr>),
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, ty: Scalar, span: Span) -> Expr {
+        Expr { kind, ty, span }
+    }
+    pub fn int(v: i64) -> Expr {
+        Expr::new(ExprKind::Const(Literal::Int(v)), Scalar::I64, Span::NONE)
+    }
+    pub fn float(v: f64, ty: Scalar) -> Expr {
+        Expr::new(ExprKind::Const(Literal::Float(v)), ty, Span::NONE)
+    }
+    pub fn boolean(v: bool) -> Expr {
+        Expr::new(ExprKind::Const(Literal::Bool(v)), Scalar::Bool, Span::NONE)
+    }
+    pub fn var(id: VarId, ty: Scalar) -> Expr {
+        Expr::new(ExprKind::Var(id), ty, Span::NONE)
+    }
+    pub fn load(id: VarId, index: Vec<Expr>, ty: Scalar) -> Expr {
+        Expr::new(ExprKind::Load(id, index), ty, Span::NONE)
+    }
+    pub fn with_span(mut self, span: Span) -> Expr {
+        self.span = span;
+        self
+    }
+    /// `lhs op rhs` with the obvious constant folding for integer and float literals and
+    /// the identities `x + 0`, `x - 0`, `x * 1`, `x * 0` (integers only for `* 0`),
+    /// `x / 1`. The result type is `lhs.ty` (or `bool` for comparisons).
+    pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+        simplify::binary(op, lhs, rhs)
+    }
+    pub fn add(self, rhs: Expr) -> Expr {
+        Expr::binary(BinOp::Add, self, rhs)
+    }
+    pub fn sub(self, rhs: Expr) -> Expr {
+        Expr::binary(BinOp::Sub, self, rhs)
+    }
+    pub fn mul(self, rhs: Expr) -> Expr {
+        Expr::binary(BinOp::Mul, self, rhs)
+    }
+    pub fn div(self, rhs: Expr) -> Expr {
+        Expr::binary(BinOp::Div, self, rhs)
+    }
+    pub fn neg(self) -> Expr {
+        simplify::neg(self)
+    }
+    pub fn call(f: Intrinsic, args: Vec<Expr>, ty: Scalar) -> Expr {
+        Expr::new(ExprKind::Call(f, args), ty, Span::NONE)
+    }
+    pub fn select(c: Expr, a: Expr, b: Expr) -> Expr {
+        let ty = a.ty;
+        Expr::new(ExprKind::Select(Box::new(c), Box::new(a), Box::new(b)), ty, Span::NONE)
+    }
+    pub fn cast(self, ty: Scalar) -> Expr {
+        if self.ty == ty {
+            return self;
+        }
+        if let ExprKind::Const(l) = self.kind {
+            let lit = match (l, ty) {
+                (Literal::Int(v), t) if t.is_float() => Some(Literal::Float(v as f64)),
+                (Literal::Float(v), Scalar::F32) => Some(Literal::Float(v)),
+                (Literal::Float(v), Scalar::F64) => Some(Literal::Float(v)),
+                _ => None,
+            };
+            if let Some(lit) = lit {
+                return Expr::new(ExprKind::Const(lit), ty, self.span);
+            }
+        }
+        let span = self.span;
+        Expr::new(ExprKind::Cast(Box::new(self)), ty, span)
+    }
+    pub fn as_int(&self) -> Option<i64> {
+        match self.kind {
+            ExprKind::Const(Literal::Int(v)) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn as_float(&self) -> Option<f64> {
+        match self.kind {
+            ExprKind::Const(Literal::Float(v)) => Some(v),
+            ExprKind::Const(Literal::Int(v)) => Some(v as f64),
+            _ => None,
+        }
+    }
+    pub fn is_const(&self) -> bool {
+        matches!(self.kind, ExprKind::Const(_))
+    }
+}
+
+pub mod simplify;
+
+// ---------------------------------------------------------------------------------------
+// Statements
+
+/// A scalar variable (no indices) or one element of an array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Place {
+    pub var: VarId,
+    pub index: Vec<Expr>,
+}
+
+impl Place {
+    pub fn scalar(var: VarId) -> Place {
+        Place { var, index: Vec::new() }
+    }
+    pub fn element(var: VarId, index: Vec<Expr>) -> Place {
+        Place { var, index }
+    }
+    pub fn is_scalar(&self) -> bool {
+        self.index.is_empty()
+    }
+    /// The place read as an expression of element type `ty`.
+    pub fn to_expr(&self, ty: Scalar) -> Expr {
+        if self.index.is_empty() {
+            Expr::var(self.var, ty)
+        } else {
+            Expr::load(self.var, self.index.clone(), ty)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+impl AccOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            AccOp::Add => "+=",
+            AccOp::Mul => "*=",
+            AccOp::Max => "max=",
+            AccOp::Min => "min=",
+        }
+    }
+}
+
+/// A sequential counted loop with Python `range(start, stop, step)` semantics: `var` takes
+/// `start, start+step, ...` while `< stop` (step > 0) or `> stop` (step < 0). The bounds
+/// are evaluated once, on entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    pub var: VarId,
+    pub start: Expr,
+    pub stop: Expr,
+    pub step: Expr,
+    pub body: Block,
+}
+
+/// One dimension of a [`Map`]'s index space: `var` in `start .. stop` (exclusive), unit step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapDim {
+    pub var: VarId,
+    pub start: Expr,
+    pub stop: Expr,
+}
+
+/// A parallel loop nest. Iterations may run in any order and concurrently; the only
+/// interaction allowed between them is `shared` accumulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Map {
+    pub dims: Vec<MapDim>,
+    pub body: Block,
+}
+
+/// Library operations (filled in by the BLAS issue). Operands are whole arrays or
+/// scalars; `out` is written (or accumulated into when `accumulate`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LibCall {
+    pub op: LibOp,
+    pub out: VarId,
+    pub args: Vec<VarId>,
+    pub accumulate: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibOp {
+    /// `out = args[0] @ args[1]` (matrix-matrix, matrix-vector or dot by rank).
+    MatMul,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Assign {
+        target: Place,
+        value: Expr,
+    },
+    Accumulate {
+        target: Place,
+        op: AccOp,
+        value: Expr,
+        shared: bool,
+    },
+    Loop(Loop),
+    Map(Map),
+    If {
+        cond: Expr,
+        then_body: Block,
+        else_body: Block,
+    },
+    /// Allocate a local array (its shape is in its type). Contents are undefined.
+    Alloc(VarId),
+    Free(VarId),
+    Call(LibCall),
+    /// Push a value on the stack tape `tape` (used only where a tape has no closed-form size).
+    Push {
+        tape: VarId,
+        value: Expr,
+    },
+    /// Pop the top of the stack tape into `target`.
+    Pop {
+        tape: VarId,
+        target: Place,
+    },
+    /// A labelled group of statements (e.g. "forward sweep").
+    Section {
+        title: String,
+        body: Block,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+    /// An explanatory remark for readers of the generated code ("recomputed", "tape of A").
+    pub note: Option<String>,
+}
+
+impl Stmt {
+    pub fn new(kind: StmtKind, span: Span) -> Stmt {
+        Stmt { kind, span, note: None }
+    }
+    pub fn with_note(mut self, note: impl Into<String>) -> Stmt {
+        self.note = Some(note.into());
+        self
+    }
+    pub fn assign(target: Place, value: Expr, span: Span) -> Stmt {
+        Stmt::new(StmtKind::Assign { target, value }, span)
+    }
+    pub fn accumulate(target: Place, value: Expr, span: Span) -> Stmt {
+        Stmt::new(StmtKind::Accumulate { target, op: AccOp::Add, value, shared: false }, span)
+    }
+}
+
+pub type Block = Vec<Stmt>;

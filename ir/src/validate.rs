@@ -1,0 +1,394 @@
+//! The IR validator. Every stage's output is validated in tests (and in debug builds of
+//! the command line), so a stage that breaks an invariant is caught where it happens
+//! rather than as wrong C.
+
+use crate::*;
+
+/// An invariant violation: which function, where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationError {
+    pub function: String,
+    pub span: Span,
+    pub message: String,
+}
+
+impl std::fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid IR in `{}` (line {}): {}", self.function, self.span.line, self.message)
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+pub fn validate_module(m: &Module) -> Result<(), ValidationError> {
+    m.functions.iter().try_for_each(validate)
+}
+
+pub fn validate(f: &Function) -> Result<(), ValidationError> {
+    let mut v = Validator { f, bound: Vec::new(), ever_bound: vec![false; f.vars.len()], span: f.span };
+    for (k, p) in f.params.iter().enumerate() {
+        v.check_var(p.var)?;
+        if f.params[..k].iter().any(|q| q.var == p.var) {
+            return v.err(format!("parameter `{}` listed twice", f.var(p.var).name));
+        }
+    }
+    for var in &f.vars {
+        for d in var.ty.dims() {
+            for e in [&d.lower, &d.extent] {
+                v.expr(e)?;
+                if e.ty != Scalar::I64 {
+                    return v.err(format!("extent of `{}` is not an integer", var.name));
+                }
+                for u in e.vars() {
+                    if !f.is_param(u) {
+                        return v.err(format!(
+                            "extent of `{}` depends on `{}`, which is not a parameter",
+                            var.name,
+                            f.var(u).name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    v.block(&f.body)
+}
+
+struct Validator<'a> {
+    f: &'a Function,
+    /// Index variables bound by the enclosing loops and maps.
+    bound: Vec<VarId>,
+    ever_bound: Vec<bool>,
+    span: Span,
+}
+
+impl Validator<'_> {
+    fn err<T>(&self, message: String) -> Result<T, ValidationError> {
+        Err(ValidationError { function: self.f.name.clone(), span: self.span, message })
+    }
+
+    fn check_var(&self, v: VarId) -> Result<(), ValidationError> {
+        if v.index() >= self.f.vars.len() {
+            return self.err(format!("variable id {} out of range", v.0));
+        }
+        Ok(())
+    }
+
+    fn bind(&mut self, v: VarId) -> Result<(), ValidationError> {
+        self.check_var(v)?;
+        if self.ever_bound[v.index()] && self.bound.contains(&v) {
+            return self.err(format!("index `{}` bound twice in one nest", self.f.var(v).name));
+        }
+        if self.f.var(v).ty != Type::Scalar(Scalar::I64) {
+            return self.err(format!("index `{}` is not i64", self.f.var(v).name));
+        }
+        self.ever_bound[v.index()] = true;
+        self.bound.push(v);
+        Ok(())
+    }
+
+    fn block(&mut self, b: &Block) -> Result<(), ValidationError> {
+        b.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    fn int_expr(&mut self, e: &Expr, what: &str) -> Result<(), ValidationError> {
+        self.expr(e)?;
+        if e.ty != Scalar::I64 {
+            return self.err(format!("{what} has type {}, expected i64", e.ty));
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, p: &Place) -> Result<Scalar, ValidationError> {
+        self.check_var(p.var)?;
+        let var = self.f.var(p.var);
+        if var.role == VarRole::Index {
+            return self.err(format!("index `{}` is assigned", var.name));
+        }
+        if p.index.len() != var.ty.rank() {
+            return self.err(format!(
+                "`{}` has rank {} but is written with {} indices",
+                var.name,
+                var.ty.rank(),
+                p.index.len()
+            ));
+        }
+        if let Some(param) = self.f.param(p.var) {
+            if param.intent == Intent::In {
+                return self.err(format!("parameter `{}` is intent(in) but written", var.name));
+            }
+        }
+        for e in &p.index {
+            self.int_expr(e, "an index")?;
+        }
+        Ok(var.ty.elem())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), ValidationError> {
+        if !s.span.is_none() {
+            self.span = s.span;
+        }
+        match &s.kind {
+            StmtKind::Assign { target, value } | StmtKind::Accumulate { target, value, .. } => {
+                let ty = self.place(target)?;
+                self.expr(value)?;
+                if value.ty != ty {
+                    return self.err(format!(
+                        "`{}` of type {} is given a value of type {}",
+                        self.f.var(target.var).name,
+                        ty,
+                        value.ty
+                    ));
+                }
+                if let StmtKind::Accumulate { op, .. } = &s.kind {
+                    if ty == Scalar::Bool && *op != AccOp::Max && *op != AccOp::Min {
+                        return self.err("arithmetic accumulation into a bool".into());
+                    }
+                }
+            }
+            StmtKind::Loop(l) => {
+                self.int_expr(&l.start, "a loop start")?;
+                self.int_expr(&l.stop, "a loop stop")?;
+                self.int_expr(&l.step, "a loop step")?;
+                if l.step.as_int() == Some(0) {
+                    return self.err("loop step is zero".into());
+                }
+                self.bind(l.var)?;
+                self.block(&l.body)?;
+                self.bound.pop();
+            }
+            StmtKind::Map(m) => {
+                if m.dims.is_empty() {
+                    return self.err("map without dimensions".into());
+                }
+                for d in &m.dims {
+                    self.int_expr(&d.start, "a map start")?;
+                    self.int_expr(&d.stop, "a map stop")?;
+                }
+                for d in &m.dims {
+                    self.bind(d.var)?;
+                }
+                self.block(&m.body)?;
+                for _ in &m.dims {
+                    self.bound.pop();
+                }
+            }
+            StmtKind::If { cond, then_body, else_body } => {
+                self.expr(cond)?;
+                if cond.ty != Scalar::Bool {
+                    return self.err("condition is not bool".into());
+                }
+                self.block(then_body)?;
+                self.block(else_body)?;
+            }
+            StmtKind::Alloc(v) | StmtKind::Free(v) => {
+                self.check_var(*v)?;
+                if !self.f.var(*v).ty.is_array() {
+                    return self.err(format!("alloc/free of scalar `{}`", self.f.var(*v).name));
+                }
+                if self.f.is_param(*v) {
+                    return self.err(format!("alloc/free of parameter `{}`", self.f.var(*v).name));
+                }
+            }
+            StmtKind::Call(c) => {
+                self.check_var(c.out)?;
+                for a in &c.args {
+                    self.check_var(*a)?;
+                }
+            }
+            StmtKind::Push { tape, value } => {
+                self.check_var(*tape)?;
+                self.expr(value)?;
+                if self.f.var(*tape).role != VarRole::Tape {
+                    return self.err("push onto a variable that is not a tape".into());
+                }
+            }
+            StmtKind::Pop { tape, target } => {
+                self.check_var(*tape)?;
+                self.place(target)?;
+                if self.f.var(*tape).role != VarRole::Tape {
+                    return self.err("pop from a variable that is not a tape".into());
+                }
+            }
+            StmtKind::Section { body, .. } => self.block(body)?,
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<(), ValidationError> {
+        let f = self.f;
+        match &e.kind {
+            ExprKind::Const(l) => {
+                let ok = matches!(
+                    (l, e.ty),
+                    (Literal::Bool(_), Scalar::Bool)
+                        | (Literal::Int(_), Scalar::I64)
+                        | (Literal::Float(_), Scalar::F32 | Scalar::F64)
+                );
+                if !ok {
+                    return self.err(format!("literal {l:?} typed {}", e.ty));
+                }
+            }
+            ExprKind::Var(v) => {
+                self.check_var(*v)?;
+                let var = f.var(*v);
+                if var.ty.is_array() {
+                    return self.err(format!("array `{}` used as a scalar", var.name));
+                }
+                if var.role == VarRole::Index && !self.bound.contains(v) {
+                    return self.err(format!("index `{}` used outside its loop", var.name));
+                }
+                if var.ty.elem() != e.ty {
+                    return self.err(format!("`{}` is {} but read as {}", var.name, var.ty.elem(), e.ty));
+                }
+            }
+            ExprKind::Load(v, idx) => {
+                self.check_var(*v)?;
+                let var = f.var(*v);
+                if idx.len() != var.ty.rank() {
+                    return self.err(format!(
+                        "`{}` has rank {} but is read with {} indices",
+                        var.name,
+                        var.ty.rank(),
+                        idx.len()
+                    ));
+                }
+                if var.ty.elem() != e.ty {
+                    return self.err(format!("`{}` is {} but read as {}", var.name, var.ty.elem(), e.ty));
+                }
+                for i in idx {
+                    self.int_expr(i, "an index")?;
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                self.expr(a)?;
+                let ok = match op {
+                    UnOp::Neg => a.ty == e.ty && a.ty != Scalar::Bool,
+                    UnOp::Not => a.ty == Scalar::Bool && e.ty == Scalar::Bool,
+                };
+                if !ok {
+                    return self.err(format!("bad operand type for {op:?}"));
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                self.expr(a)?;
+                self.expr(b)?;
+                if a.ty != b.ty {
+                    return self.err(format!("operands of `{}` have types {} and {}", op.symbol(), a.ty, b.ty));
+                }
+                let ok = if op.is_comparison() {
+                    e.ty == Scalar::Bool
+                } else if op.is_logical() {
+                    e.ty == Scalar::Bool && a.ty == Scalar::Bool
+                } else if matches!(op, BinOp::FloorDiv | BinOp::Mod) {
+                    e.ty == Scalar::I64 && a.ty == Scalar::I64
+                } else {
+                    e.ty == a.ty && a.ty != Scalar::Bool
+                };
+                if !ok {
+                    return self.err(format!("`{}` on {} cannot produce {}", op.symbol(), a.ty, e.ty));
+                }
+            }
+            ExprKind::Call(i, args) => {
+                if args.len() != i.arity() {
+                    return self.err(format!("{} takes {} arguments", i.name(), i.arity()));
+                }
+                for a in args {
+                    self.expr(a)?;
+                    if a.ty != e.ty {
+                        return self.err(format!("argument of {} has type {}, result {}", i.name(), a.ty, e.ty));
+                    }
+                }
+                if !(e.ty.is_float() || (e.ty == Scalar::I64 && i.accepts_int())) {
+                    return self.err(format!("{} on {}", i.name(), e.ty));
+                }
+            }
+            ExprKind::Select(c, a, b) => {
+                self.expr(c)?;
+                self.expr(a)?;
+                self.expr(b)?;
+                if c.ty != Scalar::Bool || a.ty != e.ty || b.ty != e.ty {
+                    return self.err("select with mismatched types".into());
+                }
+            }
+            ExprKind::Cast(a) => self.expr(a)?,
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f64_array(n: VarId) -> Type {
+        Type::Array {
+            elem: Scalar::F64,
+            dims: vec![Dim::zero_based(Expr::var(n, Scalar::I64))],
+            layout: Layout::RowMajor,
+        }
+    }
+
+    fn sample() -> Function {
+        let mut f =
+            Function { name: "k".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
+        let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
+        let a = f.add_var("A", f64_array(n), VarRole::Param, Span::NONE);
+        let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
+        f.params = vec![
+            Param { var: n, intent: Intent::In, doc: String::new() },
+            Param { var: a, intent: Intent::InOut, doc: String::new() },
+        ];
+        let iv = Expr::var(i, Scalar::I64);
+        f.body = vec![Stmt::new(
+            StmtKind::Map(Map {
+                dims: vec![MapDim { var: i, start: Expr::int(0), stop: Expr::var(n, Scalar::I64) }],
+                body: vec![Stmt::assign(
+                    Place::element(a, vec![iv.clone()]),
+                    Expr::load(a, vec![iv], Scalar::F64).mul(Expr::float(2.0, Scalar::F64)),
+                    Span::NONE,
+                )],
+            }),
+            Span::NONE,
+        )];
+        f
+    }
+
+    #[test]
+    fn accepts_well_formed_function() {
+        validate(&sample()).unwrap();
+        let text = print::print_function(&sample());
+        assert!(text.contains("map i in [0, N) {"), "{text}");
+        assert!(text.contains("A[i] = A[i] * 2.0"), "{text}");
+    }
+
+    #[test]
+    fn rejects_wrong_rank_and_type() {
+        let mut f = sample();
+        if let StmtKind::Map(m) = &mut f.body[0].kind {
+            if let StmtKind::Assign { target, .. } = &mut m.body[0].kind {
+                target.index.push(Expr::int(0));
+            }
+        }
+        assert!(validate(&f).unwrap_err().message.contains("rank 1"));
+        let mut f = sample();
+        if let StmtKind::Map(m) = &mut f.body[0].kind {
+            if let StmtKind::Assign { value, .. } = &mut m.body[0].kind {
+                *value = Expr::int(1);
+            }
+        }
+        assert!(validate(&f).unwrap_err().message.contains("type i64"));
+    }
+
+    #[test]
+    fn rejects_index_outside_its_loop() {
+        let mut f = sample();
+        let i = VarId(2);
+        f.body.push(Stmt::assign(
+            Place::element(VarId(1), vec![Expr::var(i, Scalar::I64)]),
+            Expr::float(0.0, Scalar::F64),
+            Span::NONE,
+        ));
+        assert!(validate(&f).unwrap_err().message.contains("outside its loop"));
+    }
+}
