@@ -70,6 +70,7 @@
 //!   text form used by `adjc transpile --emit ir` and by snapshot tests.
 
 pub mod diag;
+pub mod eval;
 pub mod print;
 pub mod validate;
 mod visit;

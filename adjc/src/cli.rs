@@ -1,0 +1,121 @@
+//! Command-line definitions and the error type shared by the subcommands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(name = "adjc", version, about = "Reverse-mode automatic differentiation of NumPy kernels to readable C/OpenMP")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write the forward function and its adjoint as C (`<stem>.c`, `<stem>.h`).
+    Transpile(TranspileArgs),
+    /// Transpile, compile a check driver and compare the adjoint with finite differences.
+    Check(CheckArgs),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EmitKind {
+    /// C source and header (default).
+    C,
+    /// The IR of the forward function and of its adjoint, as text on standard output.
+    Ir,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TranspileArgs {
+    /// The source file (`.py`).
+    pub file: PathBuf,
+    /// The entry function (default: the only function, else the last one).
+    #[arg(long)]
+    pub function: Option<String>,
+    /// Inputs to differentiate with respect to, comma-separated (default: every float input).
+    #[arg(long, value_delimiter = ',')]
+    pub wrt: Option<Vec<String>>,
+    /// Outputs whose weighted sum is the loss, comma-separated (default: every output).
+    #[arg(long, value_delimiter = ',')]
+    pub of: Option<Vec<String>>,
+    /// A parameter type, e.g. 'A: float64[N, M]' (repeatable; overrides annotations).
+    #[arg(long = "arg", value_name = "SPEC")]
+    pub args: Vec<String>,
+    /// Output directory.
+    #[arg(short = 'o', long = "out-dir", default_value = ".")]
+    pub out_dir: PathBuf,
+    /// Base name of the written files (default: the source file's stem).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// What to produce.
+    #[arg(long, value_enum, default_value_t = EmitKind::C)]
+    pub emit: EmitKind,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Values of the size and integer parameters, e.g. N=40,TSTEPS=4.
+    #[arg(long, value_delimiter = ',', value_name = "NAME=VALUE")]
+    pub sizes: Vec<String>,
+    /// How to initialise an input: NAME=uniform(lo,hi) | normal | spd | diagdom | const(c)
+    /// (repeatable; default uniform(-1,1)).
+    #[arg(long = "init", value_name = "NAME=DIST")]
+    pub inits: Vec<String>,
+    /// Take input values from a NumPy .npz file (arrays named after the parameters).
+    #[arg(long)]
+    pub inputs: Option<PathBuf>,
+    /// Relative tolerance of the dot-product test (default 1e-6 for float64, 1e-2 for float32).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Finite-difference step.
+    #[arg(long, default_value_t = 1e-6)]
+    pub step: f64,
+    /// Seed of the random inputs, directions and weights.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Compile the driver with -fopenmp.
+    #[arg(long)]
+    pub openmp: bool,
+    /// Keep the build directory here instead of a temporary one.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+    /// Do not compare the forward function with the Python original.
+    #[arg(long)]
+    pub no_python: bool,
+}
+
+/// Everything that can stop a subcommand.
+#[derive(Debug)]
+pub enum CliError {
+    /// A problem in the user's source, located in it.
+    Source { file: String, source: String, diag: adjc_ir::Diagnostic },
+    /// Bad flags or values on the command line.
+    Usage(String),
+    /// The check ran and found a discrepancy (or could not build).
+    CheckFailed(String),
+    Io(String),
+}
+
+impl CliError {
+    pub fn render(&self) -> String {
+        match self {
+            CliError::Source { file, source, diag } => diag.render(file, source),
+            CliError::Usage(m) => format!("adjc: error: {m}\n"),
+            CliError::CheckFailed(m) => format!("adjc: check failed: {m}\n"),
+            CliError::Io(m) => format!("adjc: error: {m}\n"),
+        }
+    }
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Source { .. } | CliError::Usage(_) => 2,
+            CliError::CheckFailed(_) => 1,
+            CliError::Io(_) => 3,
+        }
+    }
+}
+
+pub type CliResult<T> = Result<T, CliError>;

@@ -1,0 +1,203 @@
+//! End-to-end tests of the `adjc` binary on every example in `examples/python/`:
+//! transpile, compile the C (with and without OpenMP), run the dot-product gradient test
+//! and the forward comparison with NumPy, plus determinism and snapshot tests.
+//!
+//! Each example names its check configuration on a line `# adjc check: FLAGS`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn adjc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_adjc")).current_dir(root()).args(args).output().expect("run adjc")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+struct Example {
+    path: String,
+    check_flags: Vec<String>,
+}
+
+/// Splits FLAGS like a shell would for simple quoting ('...' keeps spaces).
+fn split_flags(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in s.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+fn examples() -> Vec<Example> {
+    let dir = root().join("examples/python");
+    let mut paths: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "py")).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let src = std::fs::read_to_string(&p).unwrap();
+            let flags = src
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("# adjc check:"))
+                .unwrap_or_else(|| panic!("{} has no `# adjc check:` line", p.display()));
+            Example { path: p.strip_prefix(root()).unwrap().display().to_string(), check_flags: split_flags(flags) }
+        })
+        .collect()
+}
+
+fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
+    let mut args = vec!["check", ex.path.as_str()];
+    args.extend(ex.check_flags.iter().map(|s| s.as_str()));
+    if openmp {
+        args.push("--openmp");
+    }
+    let out = adjc(&args);
+    let t = text(&out);
+    if !out.status.success() {
+        return Err(format!("adjc {}\n{t}", args.join(" ")));
+    }
+    // The gradient lines must be there and parse: a check that printed nothing proves nothing.
+    let grads = t.lines().filter(|l| l.contains("(adjoint)") && l.trim_end().ends_with("ok")).count();
+    if grads == 0 || !t.contains("check passed") {
+        return Err(format!("no gradient was checked:\n{t}"));
+    }
+    if std::env::var("ADJC_REQUIRE_NUMPY").is_ok_and(|v| v == "1") && !t.contains("forward vs NumPy:") || t.contains("NumPy: skipped") && std::env::var("ADJC_REQUIRE_NUMPY").is_ok_and(|v| v == "1") {
+        return Err(format!("the NumPy comparison did not run:\n{t}"));
+    }
+    Ok(t)
+}
+
+#[test]
+fn every_example_passes_the_gradient_check_serial_and_openmp() {
+    let exs = examples();
+    assert!(exs.len() >= 10, "expected at least 10 examples, found {}", exs.len());
+    let jobs: Vec<(&Example, bool)> = exs.iter().flat_map(|e| [(e, false), (e, true)]).collect();
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((ex, omp)) = jobs.get(k) else { break };
+                match check_example(ex, *omp) {
+                    Ok(t) => eprintln!("{} ({}):\n{t}", ex.path, if *omp { "openmp" } else { "serial" }),
+                    Err(e) => failures.lock().unwrap().push(e),
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{} check(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn output_is_deterministic_and_snapshotted() {
+    for ex in examples() {
+        let stem = Path::new(&ex.path).file_stem().unwrap().to_string_lossy().into_owned();
+        let mut outs = Vec::new();
+        for run in 0..2 {
+            let dir = std::env::temp_dir().join(format!("adjc-det-{}-{stem}-{run}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            let out = adjc(&["transpile", &ex.path, "-o", dir.to_str().unwrap()]);
+            assert!(out.status.success(), "{}", text(&out));
+            let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
+            let h = std::fs::read_to_string(dir.join(format!("{stem}.h"))).unwrap();
+            outs.push((c, h));
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        assert_eq!(outs[0], outs[1], "{}: two runs differ", ex.path);
+        let ir = adjc(&["transpile", &ex.path, "--emit", "ir"]);
+        assert!(ir.status.success(), "{}", text(&ir));
+        insta::with_settings!({snapshot_path => root().join("tests/snapshots"), prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(format!("{stem}.ir"), String::from_utf8_lossy(&ir.stdout));
+            insta::assert_snapshot!(format!("{stem}.c"), outs[0].0);
+            insta::assert_snapshot!(format!("{stem}.h"), outs[0].1);
+        });
+    }
+}
+
+/// Every file in tests/errors/ is bad input. Its first line says what adjc must report:
+/// `# expect: LINE:COL: MESSAGE-SUBSTRING`. Flags for adjc may follow on `# flags: ...`.
+#[test]
+fn bad_input_is_reported_with_location_and_no_output() {
+    let dir = root().join("tests/errors");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    assert!(paths.len() >= 8, "expected error cases in tests/errors");
+    let mut failures = Vec::new();
+    for p in paths {
+        let src = std::fs::read(&p).unwrap();
+        let head = String::from_utf8_lossy(&src).lines().next().unwrap_or("").to_string();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let expect = head.strip_prefix("# expect: ").map(str::to_string);
+        let flags: Vec<String> = String::from_utf8_lossy(&src)
+            .lines()
+            .find_map(|l| l.strip_prefix("# flags: "))
+            .map(split_flags)
+            .unwrap_or_default();
+        let out_dir = std::env::temp_dir().join(format!("adjc-err-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let rel = p.strip_prefix(root()).unwrap().display().to_string();
+        let mut args = vec!["transpile".to_string(), rel.clone(), "-o".into(), out_dir.display().to_string()];
+        args.extend(flags);
+        let out = adjc(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if out.status.code() != Some(2) {
+            failures.push(format!("{name}: exit code {:?}, expected 2\n{}", out.status.code(), text(&out)));
+        }
+        if stderr.contains("panicked") {
+            failures.push(format!("{name}: panic\n{stderr}"));
+        }
+        if out_dir.exists() {
+            failures.push(format!("{name}: wrote output despite the error"));
+        }
+        if let Some(expect) = expect {
+            let (loc, msg) = expect.split_once(": ").unwrap_or((expect.as_str(), ""));
+            let want = format!("{rel}:{loc}: error:");
+            if !stderr.starts_with(&want) || !stderr.contains(msg) {
+                failures.push(format!("{name}: expected `{want} ...{msg}...`, got:\n{stderr}"));
+            }
+            if loc.contains(':') && !stderr.contains('^') {
+                failures.push(format!("{name}: no caret under the source line:\n{stderr}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn check_rejects_a_wrong_gradient_tolerance_violation() {
+    // A tolerance of zero cannot be met by finite differences: the check must say FAILED
+    // and exit 1, which proves the comparison is live.
+    let out = adjc(&["check", "examples/python/elementwise.py", "--sizes", "N=16", "--tol", "0"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("FAILED"), "{t}");
+}

@@ -1,0 +1,186 @@
+//! Final layout of the adjoint function:
+//!
+//! ```text
+//! alloc ...                      (primal locals, local adjoints, tapes, snapshots)
+//! section "forward sweep" { primal statements with tape saves; snapshot of clobbered outputs }
+//! section "reverse sweep" { zeroing of local adjoints; adjoint statements in reverse order;
+//!                           zeroing of output-only adjoints; outputs put back }
+//! free ...
+//! ```
+//!
+//! Outputs the reverse sweep modifies (restored from tapes or recomputed) are copied at the
+//! end of the forward sweep and copied back at the end, so that one call of the adjoint
+//! leaves every primal output as the forward function would.
+
+use crate::reverse::Ad;
+use crate::util::{block_writes, mentions, rename_in_block, same, zero, VarSet};
+use adjc_ir::*;
+
+pub(crate) struct Parts<'a> {
+    pub fwd: Block,
+    pub rev: Block,
+    pub primal_body: &'a Block,
+    pub primal_allocs: &'a [VarId],
+    pub of: &'a [VarId],
+    pub by_value: &'a [(VarId, VarId)],
+}
+
+/// Whether `s` itself (not its nested blocks) mentions `v`.
+fn direct_mentions(s: &Stmt, v: VarId) -> bool {
+    let mut found = s.written_var() == Some(v);
+    s.exprs(&mut |e| found |= e.mentions(v));
+    found
+}
+
+fn mentions_outside_maps(b: &Block, v: VarId) -> bool {
+    b.iter().any(|s| {
+        direct_mentions(s, v) || (!matches!(s.kind, StmtKind::Map(_)) && s.blocks().iter().any(|c| mentions_outside_maps(c, v)))
+    })
+}
+
+fn is_zero_assign(s: &Stmt, v: VarId) -> bool {
+    matches!(&s.kind, StmtKind::Assign { target, value } if target.var == v && target.is_scalar() && value.as_float() == Some(0.0))
+}
+
+/// Removes `v = 0` statements that nothing executed later reads (the final zeroing of a
+/// by-value seed is useless and would write an input).
+fn drop_dead_zeroing(b: &mut Block, v: VarId, mut used_after: bool) -> bool {
+    let mut k = b.len();
+    while k > 0 {
+        k -= 1;
+        if !used_after && is_zero_assign(&b[k], v) {
+            b.remove(k);
+            continue;
+        }
+        let in_loop = matches!(b[k].kind, StmtKind::Loop(_) | StmtKind::Map(_));
+        let inner_used = used_after || (in_loop && mentions(&vec![b[k].clone()], v));
+        for c in b[k].blocks_mut() {
+            drop_dead_zeroing(c, v, inner_used);
+        }
+        used_after |= mentions(&vec![b[k].clone()], v);
+    }
+    used_after
+}
+
+/// Whether a top-level statement of the primal assigns every element of `y`.
+fn fully_overwritten(body: &Block, f: &Function, y: VarId) -> bool {
+    let dims = f.var(y).ty.dims().to_vec();
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Assign { target, .. } => target.var == y && dims.is_empty(),
+        StmtKind::Map(m) if m.dims.len() == dims.len() && !dims.is_empty() => m.body.iter().any(|t| match &t.kind {
+            StmtKind::Assign { target, .. } if target.var == y => {
+                target.index.iter().zip(&m.dims).zip(&dims).all(|((i, md), d)| {
+                    matches!(i.kind, ExprKind::Var(v) if v == md.var)
+                        && same(&md.start, &d.lower)
+                        && same(&md.stop, &d.lower.clone().add(d.extent.clone()))
+                })
+            }
+            _ => false,
+        }),
+        _ => false,
+    })
+}
+
+pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
+    let Parts { mut fwd, mut rev, primal_body, primal_allocs, of, by_value } = parts;
+    let p = ad.p;
+    let span = p.span;
+
+    // Seeds passed by value are inputs: work on a copy if the sweep writes them.
+    let mut prefix = Vec::new();
+    for (ret, sb) in by_value {
+        drop_dead_zeroing(&mut rev, *sb, false);
+        let seeded = of.contains(ret);
+        if !seeded || block_writes(&rev).contains(sb) {
+            let ty = ad.elem(*ret);
+            let name = ad.f.fresh_name(&format!("{}_b_acc", p.var(*ret).name));
+            let w = ad.f.add_var(name, Type::Scalar(ty), VarRole::Adjoint(*ret), Span::NONE);
+            rename_in_block(&mut rev, *sb, w);
+            let init = if seeded { Expr::var(*sb, ty) } else { zero(ty) };
+            prefix.push(Stmt::assign(Place::scalar(w), init, span).with_note(format!("working copy of the seed {}", ad.name(*sb))));
+        }
+    }
+
+    // Local adjoints start at zero; so do the adjoints of outputs that are not seeded.
+    let mut allocs: Vec<VarId> = primal_allocs.to_vec();
+    let locals: Vec<(VarId, VarId)> = ad.adj.iter().map(|(v, a)| (*v, *a)).collect();
+    for (v, a) in &locals {
+        let param = p.param(*v);
+        let array = ad.f.var(*a).ty.is_array();
+        match param {
+            None if array => {
+                allocs.push(*a);
+                prefix.push(ad.zero_map(*a, span).with_note(format!("adjoint of {} starts at zero", p.var(*v).name)));
+            }
+            None => {
+                if mentions_outside_maps(&rev, *a) {
+                    prefix.push(Stmt::assign(Place::scalar(*a), zero(ad.elem(*a)), span));
+                }
+            }
+            Some(q) => {
+                let by_val = by_value.iter().any(|(r, _)| r == v);
+                if q.intent != Intent::In && !of.contains(v) && !by_val {
+                    let note = format!("{} is not differentiated: its seed is zero", p.var(*v).name);
+                    prefix.push(if array {
+                        ad.zero_map(*a, span).with_note(note)
+                    } else {
+                        Stmt::assign(Place::scalar(*a), zero(ad.elem(*a)), span).with_note(note)
+                    });
+                }
+            }
+        }
+    }
+
+    // Output-only adjoints are zero on exit.
+    let mut suffix = Vec::new();
+    for q in &p.params {
+        let Some(a) = ad.adj.get(&q.var).copied() else { continue };
+        if q.intent != Intent::Out || by_value.iter().any(|(r, _)| *r == q.var) {
+            continue;
+        }
+        if !fully_overwritten(primal_body, p, q.var) {
+            let note = format!("{} is output-only: its adjoint is zero on exit", p.var(q.var).name);
+            suffix.push(if ad.f.var(a).ty.is_array() {
+                ad.zero_map(a, span).with_note(note)
+            } else {
+                Stmt::assign(Place::scalar(a), zero(ad.elem(a)), span).with_note(note)
+            });
+        }
+    }
+
+    // Outputs the reverse sweep changed get the forward results back.
+    let clobbered: VarSet = ad.clobbered.clone();
+    for q in &p.params {
+        if q.intent == Intent::In || !clobbered.contains(&q.var) {
+            continue;
+        }
+        let x = q.var;
+        let name = p.var(x).name.clone();
+        if ad.f.var(x).ty.is_array() {
+            let snap = ad.local_like(x, "_final", VarRole::Tape);
+            fwd.push(ad.copy_map(snap, x, span).with_note(format!("{name} as the forward function leaves it")));
+            suffix.push(ad.copy_map(x, snap, span).with_note(format!("give {name} its forward result back")));
+        } else {
+            let ty = ad.elem(x);
+            let snap = ad.temp(&format!("{name}_final"), ty, false);
+            fwd.push(
+                Stmt::assign(Place::scalar(snap), Expr::var(x, ty), span)
+                    .with_note(format!("{name} as the forward function leaves it")),
+            );
+            suffix.push(
+                Stmt::assign(Place::scalar(x), Expr::var(snap, ty), span)
+                    .with_note(format!("give {name} its forward result back")),
+            );
+        }
+    }
+    allocs.extend(ad.ad_allocs.iter().copied());
+
+    let mut reverse = prefix;
+    reverse.extend(rev);
+    reverse.extend(suffix);
+    let mut body: Block = allocs.iter().map(|v| Stmt::new(StmtKind::Alloc(*v), span)).collect();
+    body.push(Stmt::new(StmtKind::Section { title: "forward sweep".into(), body: fwd }, span));
+    body.push(Stmt::new(StmtKind::Section { title: "reverse sweep".into(), body: reverse }, span));
+    body.extend(allocs.iter().rev().map(|v| Stmt::new(StmtKind::Free(*v), span)));
+    body
+}

@@ -1,0 +1,573 @@
+//! Statement reversal outside map bodies: the forward sweep (primal statements plus tape
+//! saves) and the reverse sweep (restores plus adjoint statements, in reverse order).
+//!
+//! The model: when the reverse sweep reaches statement `S`, memory holds the primal state
+//! right *after* `S` (for every location some adjoint still needs). Every adjoint rule in
+//! this crate reads the operands of `S` as they were *before* `S`, so the reverse code of
+//! `S` is always
+//!
+//! 1. restore what `S` overwrote, if it was taped (memory is now the state before `S`);
+//! 2. the adjoint of `S`.
+//!
+//! The one rule that needs a value *after* `S` (a parallel `max=`/`min=` reduction, see
+//! [`crate::map`]) reads it into a temporary before step 1.
+//!
+//! A statement saves the location it overwrites (to-be-recorded analysis) only when some
+//! adjoint that runs after the restore point reads the value it overwrites: the adjoint of
+//! `S` itself, or of a statement executed since that value was written (before `S`, or in
+//! earlier iterations of the enclosing loops). This is a forward data flow over the
+//! primal ([`Ad::flow_stmt`], with a fixpoint over loops); it is per variable, and only
+//! writes to scalars end the life of a value, which is conservative.
+
+use crate::deriv::{partials, times, Partial};
+use crate::util::{at_line, block_writes, expr_vars, index_vars, same_index, zero, VarSet};
+use adjc_ir::*;
+use std::collections::BTreeMap;
+
+pub(crate) enum Fail {
+    Diag(Diagnostic),
+    /// A map body needs values saved per iteration of an inner loop: the map must run as a
+    /// sequential loop nest (stack tapes are not safe in parallel code).
+    Seq,
+}
+
+impl From<Diagnostic> for Fail {
+    fn from(d: Diagnostic) -> Fail {
+        Fail::Diag(d)
+    }
+}
+
+pub(crate) type R<T> = Result<T, Fail>;
+
+/// Where a statement sits: at most once (top level) or inside sequential loops. Map
+/// bodies have their own machinery ([`crate::map`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Env {
+    Top,
+    Loop,
+}
+
+/// The state of one differentiation: the adjoint function under construction and the
+/// bookkeeping shared by all rules.
+pub(crate) struct Ad<'p> {
+    pub p: &'p Function,
+    pub f: Function,
+    pub active: VarSet,
+    /// Adjoint variable of each active primal variable (parameters' adjoints are created
+    /// with the signature, locals' on first use).
+    pub adj: BTreeMap<VarId, VarId>,
+    /// Variables written anywhere in the primal.
+    pub written: VarSet,
+    /// Scalars written (not by a shared accumulation) inside a map body: iteration-private.
+    pub private: VarSet,
+    /// Stack tape of each primal variable.
+    pub stacks: BTreeMap<VarId, VarId>,
+    pub branch_tape: Option<VarId>,
+    /// Arrays created by the transform (tapes, snapshots) to allocate and free.
+    pub ad_allocs: Vec<VarId>,
+    /// Primal variables the reverse sweep modifies (restores, recomputation).
+    pub clobbered: VarSet,
+    /// Scalars created by the transform that live inside one map iteration.
+    pub private_ad: VarSet,
+    /// Index variables for whole-array copy nests, one per depth.
+    pub copy_idx: Vec<VarId>,
+    /// Statements to run first in the adjoint map being built (reads of final values).
+    pub map_entry: Vec<Stmt>,
+}
+
+#[derive(Clone)]
+pub(crate) struct Checkpoint {
+    nvars: usize,
+    adj: BTreeMap<VarId, VarId>,
+    stacks: BTreeMap<VarId, VarId>,
+    branch_tape: Option<VarId>,
+    ad_allocs: Vec<VarId>,
+    clobbered: VarSet,
+    private_ad: VarSet,
+    copy_idx: Vec<VarId>,
+}
+
+/// `old op value` for an accumulation, so that every accumulation but `+=` (whose adjoint
+/// leaves the target's adjoint unchanged) is differentiated as the assignment it is.
+pub(crate) fn canonical(target: &Place, op: AccOp, value: &Expr, ty: Scalar) -> Expr {
+    let old = target.to_expr(ty).with_span(value.span);
+    match op {
+        AccOp::Add => old.add(value.clone()),
+        AccOp::Mul => old.mul(value.clone()),
+        // Ties keep the old value: it is the first argument.
+        AccOp::Max => Expr::call(Intrinsic::Max, vec![old, value.clone()], ty).with_span(value.span),
+        AccOp::Min => Expr::call(Intrinsic::Min, vec![old, value.clone()], ty).with_span(value.span),
+    }
+}
+
+/// The reversed iteration space of `range(start, stop, step)`: the same iterates in the
+/// opposite order, empty when the forward loop is empty. For a constant step `s`, the last
+/// iterate is `start + ((stop - start - sign(s)) // s) * s` (floor division), and the
+/// reversed loop is `range(last, start - s, -s)`.
+pub(crate) fn reversed_range(l: &Loop, f: &Function, span: Span) -> Result<(Expr, Expr, Expr), Diagnostic> {
+    let Some(s) = l.step.as_int() else {
+        return Err(Diagnostic::error(
+            span,
+            format!("the step of loop `{}` is not a constant: adjc cannot reverse it yet", f.var(l.var).name),
+        )
+        .with_help("use a literal step such as 1 or -1"));
+    };
+    let (lo, hi) = (l.start.clone(), l.stop.clone());
+    Ok(match s {
+        1 => (hi.sub(Expr::int(1)), lo.sub(Expr::int(1)), Expr::int(-1)),
+        -1 => (hi.add(Expr::int(1)), lo.add(Expr::int(1)), Expr::int(1)),
+        s => {
+            let trips = Expr::binary(BinOp::FloorDiv, hi.sub(lo.clone()).sub(Expr::int(s.signum())), Expr::int(s));
+            (lo.clone().add(trips.mul(Expr::int(s))), lo.sub(Expr::int(s)), Expr::int(-s))
+        }
+    })
+}
+
+impl<'p> Ad<'p> {
+    pub fn new(p: &'p Function, f: Function, active: VarSet, adj: BTreeMap<VarId, VarId>, body: &Block) -> Ad<'p> {
+        let written = block_writes(body);
+        let mut private = VarSet::new();
+        let mut shared_targets = VarSet::new();
+        walk_stmts(body, &mut |s| {
+            if let StmtKind::Map(m) = &s.kind {
+                walk_stmts(&m.body, &mut |t| match &t.kind {
+                    StmtKind::Accumulate { target, shared: true, .. } => {
+                        shared_targets.insert(target.var);
+                    }
+                    StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } if target.is_scalar() => {
+                        private.insert(target.var);
+                    }
+                    _ => {}
+                });
+            }
+        });
+        private.retain(|v| !shared_targets.contains(v) && !p.is_param(*v));
+        Ad {
+            p,
+            f,
+            active,
+            adj,
+            written,
+            private,
+            stacks: BTreeMap::new(),
+            branch_tape: None,
+            ad_allocs: Vec::new(),
+            clobbered: VarSet::new(),
+            private_ad: VarSet::new(),
+            copy_idx: Vec::new(),
+            map_entry: Vec::new(),
+        }
+    }
+
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            nvars: self.f.vars.len(),
+            adj: self.adj.clone(),
+            stacks: self.stacks.clone(),
+            branch_tape: self.branch_tape,
+            ad_allocs: self.ad_allocs.clone(),
+            clobbered: self.clobbered.clone(),
+            private_ad: self.private_ad.clone(),
+            copy_idx: self.copy_idx.clone(),
+        }
+    }
+
+    pub fn rollback(&mut self, c: Checkpoint) {
+        self.f.vars.truncate(c.nvars);
+        self.adj = c.adj;
+        self.stacks = c.stacks;
+        self.branch_tape = c.branch_tape;
+        self.ad_allocs = c.ad_allocs;
+        self.clobbered = c.clobbered;
+        self.private_ad = c.private_ad;
+        self.copy_idx = c.copy_idx;
+        self.map_entry.clear();
+    }
+
+    pub fn elem(&self, v: VarId) -> Scalar {
+        self.f.var(v).ty.elem()
+    }
+
+    pub fn name(&self, v: VarId) -> String {
+        self.f.var(v).name.clone()
+    }
+
+    pub fn is_active(&self, v: VarId) -> bool {
+        self.active.contains(&v)
+    }
+
+    /// The adjoint variable of active primal variable `v`, created on first use.
+    pub fn adj_of(&mut self, v: VarId) -> VarId {
+        if let Some(a) = self.adj.get(&v) {
+            return *a;
+        }
+        let var = self.f.var(v).clone();
+        let name = self.f.fresh_name(&format!("{}_b", var.name));
+        let a = self.f.add_var(name, var.ty, VarRole::Adjoint(v), var.span);
+        self.adj.insert(v, a);
+        a
+    }
+
+    /// A scalar temporary; `private` when it lives inside one map iteration.
+    pub fn temp(&mut self, base: &str, ty: Scalar, private: bool) -> VarId {
+        let name = self.f.fresh_name(base);
+        let v = self.f.add_var(name, Type::Scalar(ty), VarRole::Temp, Span::NONE);
+        if private {
+            self.private_ad.insert(v);
+        }
+        v
+    }
+
+    pub fn place_str(&self, p: &Place) -> String {
+        adjc_ir::print::expr_str(&self.f, &p.to_expr(self.elem(p.var)))
+    }
+
+    /// Whether an `if` condition can be evaluated again in the reverse sweep: none of its
+    /// operands is ever modified.
+    pub fn is_reeval(&self, cond: &Expr) -> bool {
+        expr_vars(cond).iter().all(|v| !self.written.contains(v))
+    }
+
+    // ---------------------------------------------------------------------------------
+    // What adjoints read (the input of the to-be-recorded analysis)
+
+    /// The value an accumulation is differentiated as: `+=` stays an increment unless
+    /// the increment reads the target; everything else is `target = old op value`.
+    pub fn effective_value(&self, target: &Place, op: AccOp, value: &Expr) -> Expr {
+        if op == AccOp::Add && !value.mentions(target.var) {
+            value.clone()
+        } else {
+            canonical(target, op, value, self.elem(target.var))
+        }
+    }
+
+    pub fn partials(&self, e: &Expr) -> Vec<Partial> {
+        partials(e, &|v| self.active.contains(&v))
+    }
+
+    /// Primal variables read by the adjoint of a write `target = value` (or increment).
+    pub fn ar_write(&self, target: &Place, value: &Expr) -> VarSet {
+        let mut out = index_vars(&target.index);
+        if self.is_active(target.var) {
+            for p in self.partials(value) {
+                out.extend(expr_vars(&p.d));
+                out.extend(index_vars(&p.index));
+            }
+        }
+        out
+    }
+
+    /// Primal variables whose values the reverse-sweep code of `s` reads (derivatives,
+    /// indices of adjoint places, reversed loop bounds, re-evaluated conditions, values
+    /// recomputed inside adjoint maps).
+    pub fn ar(&self, s: &Stmt) -> VarSet {
+        match &s.kind {
+            StmtKind::Assign { target, value } => self.ar_write(target, value),
+            StmtKind::Accumulate { target, op, value, .. } => {
+                self.ar_write(target, &self.effective_value(target, *op, value))
+            }
+            StmtKind::Loop(_) if self.active_nest(s).is_some() => {
+                self.active_nest(s).map(|n| self.ar_minmax(&n)).unwrap_or_default()
+            }
+            StmtKind::Loop(l) => {
+                let mut out: VarSet = [&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()).collect();
+                out.extend(self.ar_block(&l.body));
+                out
+            }
+            StmtKind::Map(m) => self.ar_map(s, m),
+            StmtKind::If { cond, then_body, else_body } => {
+                let mut out = if self.is_reeval(cond) { expr_vars(cond) } else { VarSet::new() };
+                out.extend(self.ar_block(then_body));
+                out.extend(self.ar_block(else_body));
+                out
+            }
+            StmtKind::Section { body, .. } => self.ar_block(body),
+            _ => VarSet::new(),
+        }
+    }
+
+    pub fn ar_block(&self, b: &Block) -> VarSet {
+        b.iter().flat_map(|s| self.ar(s)).collect()
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Reversal
+
+    // ---------------------------------------------------------------------------------
+    // To-be-recorded analysis: which current values some adjoint still needs
+
+    /// Forward data flow over the primal: `live` holds the variables whose *current* value
+    /// the adjoint of some statement executed since that value was written reads (the
+    /// adjoint of `S` reads its operands as they were before `S`). A statement that
+    /// overwrites a live variable must save it. Writing a scalar kills it (its new value
+    /// is not needed by anything yet); array writes kill nothing (per-variable analysis).
+    pub fn flow_stmt(&self, s: &Stmt, live: &mut VarSet) {
+        match &s.kind {
+            StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {
+                live.extend(self.ar(s));
+                if target.is_scalar() {
+                    live.remove(&target.var);
+                }
+            }
+            StmtKind::Loop(l) => match self.active_nest(s) {
+                // The reduction's adjoint reads the value after the nest: it stays live.
+                Some(n) => live.extend(self.ar_minmax(&n)),
+                None => {
+                    let mut entry = live.clone();
+                    entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
+                    *live = self.loop_fixpoint(l, entry);
+                }
+            },
+            StmtKind::Map(m) => {
+                live.extend(self.ar_map(s, m));
+                live.extend(self.map_post_reads(m));
+            }
+            StmtKind::If { cond, then_body, else_body } => {
+                if self.is_reeval(cond) {
+                    live.extend(expr_vars(cond));
+                }
+                let mut lt = live.clone();
+                self.flow_block(then_body, &mut lt);
+                let mut le = live.clone();
+                self.flow_block(else_body, &mut le);
+                *live = lt.union(&le).copied().collect();
+            }
+            StmtKind::Section { body, .. } => self.flow_block(body, live),
+            _ => {}
+        }
+    }
+
+    pub fn flow_block(&self, b: &Block, live: &mut VarSet) {
+        for s in b {
+            self.flow_stmt(s, live);
+        }
+    }
+
+    /// Live set at the start of every iteration: what is live on entry plus what the body
+    /// leaves live for the next iteration.
+    pub fn loop_fixpoint(&self, l: &Loop, entry: VarSet) -> VarSet {
+        let mut cur = entry.clone();
+        loop {
+            let mut out = cur.clone();
+            self.flow_block(&l.body, &mut out);
+            let next: VarSet = entry.union(&out).copied().collect();
+            if next == cur {
+                return cur;
+            }
+            cur = next;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Reversal
+
+    /// Forward-sweep and reverse-sweep code of a block; `live` flows through (see
+    /// [`Ad::flow_stmt`]).
+    pub fn rev_block(&mut self, b: &Block, env: Env, live: &mut VarSet) -> R<(Block, Block)> {
+        let mut fwd = Vec::new();
+        let mut parts = Vec::new();
+        for s in b {
+            let (f, r) = self.rev_stmt(s, env, live)?;
+            fwd.extend(f);
+            parts.push(r);
+        }
+        Ok((fwd, parts.into_iter().rev().flatten().collect()))
+    }
+
+    pub fn rev_stmt(&mut self, s: &Stmt, env: Env, live: &mut VarSet) -> R<(Block, Block)> {
+        let pre = live.clone();
+        let out = self.rev_stmt_at(s, env, &pre)?;
+        self.flow_stmt(s, live);
+        Ok(out)
+    }
+
+    /// `live`: the live set right before `s`.
+    fn rev_stmt_at(&mut self, s: &Stmt, env: Env, live: &VarSet) -> R<(Block, Block)> {
+        match &s.kind {
+            StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {
+                let mut fwd = Vec::new();
+                let mut rev = Vec::new();
+                if live.contains(&target.var) || self.ar(s).contains(&target.var) {
+                    let (push, pop) = self.save_place(target, s.span);
+                    fwd.push(push);
+                    rev.push(pop);
+                }
+                fwd.push(s.clone());
+                rev.extend(self.adjoint_simple(s, false)?);
+                Ok((fwd, rev))
+            }
+            StmtKind::Loop(l) => self.rev_loop(s, l, live),
+            StmtKind::Map(m) => self.rev_map(s, m, env, live),
+            StmtKind::If { cond, then_body, else_body } => {
+                let mut base = live.clone();
+                if self.is_reeval(cond) {
+                    base.extend(expr_vars(cond));
+                }
+                let (mut ft, rt) = self.rev_block(then_body, env, &mut base.clone())?;
+                let (mut fe, re) = self.rev_block(else_body, env, &mut base.clone())?;
+                let plain_if = |ft: Block, fe: Block| Stmt {
+                    kind: StmtKind::If { cond: cond.clone(), then_body: ft, else_body: fe },
+                    ..s.clone()
+                };
+                if rt.is_empty() && re.is_empty() {
+                    return Ok((vec![plain_if(ft, fe)], Vec::new()));
+                }
+                if self.is_reeval(cond) {
+                    let rev = Stmt::new(StmtKind::If { cond: cond.clone(), then_body: rt, else_body: re }, s.span)
+                        .with_note("condition evaluated again: its operands are never modified");
+                    return Ok((vec![plain_if(ft, fe)], vec![rev]));
+                }
+                // The decision is pushed at the end of the branch, after everything the
+                // branch pushed, so that the reverse sweep pops it first.
+                let tape = self.branch_tape();
+                let note = format!("tape: which branch of the `if`{} ran", at_line(s.span));
+                ft.push(Stmt::new(StmtKind::Push { tape, value: Expr::boolean(true) }, s.span).with_note(note.clone()));
+                fe.push(Stmt::new(StmtKind::Push { tape, value: Expr::boolean(false) }, s.span).with_note(note));
+                let b = self.temp("branch", Scalar::Bool, false);
+                let pop = Stmt::new(StmtKind::Pop { tape, target: Place::scalar(b) }, s.span)
+                    .with_note("the branch the forward sweep took");
+                let rev = Stmt::new(
+                    StmtKind::If { cond: Expr::var(b, Scalar::Bool), then_body: rt, else_body: re },
+                    s.span,
+                );
+                Ok((vec![plain_if(ft, fe)], vec![pop, rev]))
+            }
+            StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
+            StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
+            StmtKind::Call(_) => Err(Diagnostic::error(s.span, "library calls are not supported by autodiff yet").into()),
+            StmtKind::Push { .. } | StmtKind::Pop { .. } => {
+                Err(Diagnostic::error(s.span, "the primal function already uses tapes").into())
+            }
+        }
+    }
+
+    fn rev_loop(&mut self, s: &Stmt, l: &Loop, live: &VarSet) -> R<(Block, Block)> {
+        self.check_loop_bounds(s, l)?;
+        if let Some(r) = self.rev_minmax_loop(s)? {
+            return Ok(r);
+        }
+        let (start, stop, step) = reversed_range(l, &self.f, s.span)?;
+        let mut entry = live.clone();
+        entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
+        let mut inner = self.loop_fixpoint(l, entry);
+        let (fb, rb) = self.rev_block(&l.body, Env::Loop, &mut inner)?;
+        let fwd = Stmt { kind: StmtKind::Loop(Loop { body: fb, ..l.clone() }), ..s.clone() };
+        let rev = if rb.is_empty() {
+            Vec::new()
+        } else {
+            vec![Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body: rb }), s.span)]
+        };
+        Ok((vec![fwd], rev))
+    }
+
+    /// The reversed loop evaluates its bounds after the forward loop has run: they must not
+    /// depend on anything the loop changes.
+    pub fn check_loop_bounds(&self, s: &Stmt, l: &Loop) -> Result<(), Diagnostic> {
+        let w = block_writes(&l.body);
+        for e in [&l.start, &l.stop, &l.step] {
+            if let Some(v) = e.vars().into_iter().find(|v| w.contains(v)) {
+                return Err(Diagnostic::error(
+                    s.span,
+                    format!(
+                        "the bounds of loop `{}` depend on `{}`, which the loop body modifies: adjc cannot reverse this loop",
+                        self.name(l.var),
+                        self.name(v)
+                    ),
+                ));
+            }
+        }
+        reversed_range(l, &self.f, s.span).map(|_| ())
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Adjoints of single writes
+
+    /// Adjoint statements of an assignment or accumulation (no restores). `in_map`: the
+    /// statement is in a map body, where `shared` accumulations run concurrently.
+    pub fn adjoint_simple(&mut self, s: &Stmt, in_map: bool) -> R<Block> {
+        match &s.kind {
+            StmtKind::Assign { target, value } => Ok(self.adj_assign(target, value, s.span, in_map)),
+            StmtKind::Accumulate { target, op, value, shared } => {
+                if in_map && *shared {
+                    // The order of concurrent `*=`, `max=` updates is unknown: the caller
+                    // falls back to a sequential nest (or the reduction rule of map.rs).
+                    if *op != AccOp::Add || value.mentions(target.var) {
+                        return Err(Fail::Seq);
+                    }
+                    return Ok(self.adj_increment(target, value, s.span));
+                }
+                if *op == AccOp::Add && !value.mentions(target.var) {
+                    Ok(self.adj_increment(target, value, s.span))
+                } else {
+                    let v = canonical(target, *op, value, self.elem(target.var));
+                    Ok(self.adj_assign(target, &v, s.span, in_map))
+                }
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// `r_b += ∂e/∂r * seed` for one partial.
+    pub fn contribution(&mut self, p: &Partial, seed: &Expr, span: Span) -> Stmt {
+        let rb = self.adj_of(p.var);
+        let ty = self.elem(p.var);
+        let value = times(p.d.clone(), seed.clone().cast(ty));
+        Stmt::accumulate(Place::element(rb, p.index.clone()), value, span)
+    }
+
+    /// Adjoint of `X[w] = e`: every active read `r` of `e` receives `∂e/∂r * X_b[w]`, then
+    /// `X_b[w]` becomes the adjoint of the old `X[w]` (zero, or `∂e/∂X[w] * X_b[w]` when
+    /// `e` reads the same element). When `e` reads other elements of `X` that may alias
+    /// `X[w]`, the seed goes through a temporary and `X_b[w]` is zeroed first.
+    pub fn adj_assign(&mut self, target: &Place, e: &Expr, span: Span, in_map: bool) -> Block {
+        let x = target.var;
+        if !self.is_active(x) {
+            return Vec::new();
+        }
+        let ty = self.elem(x);
+        let xb = Place::element(self.adj_of(x), target.index.clone());
+        let ps = self.partials(e);
+        let is_own = |p: &Partial| p.var == x && same_index(&p.index, &target.index);
+        let aliasing = ps.iter().any(|p| p.var == x && !is_own(p));
+        let mut out = Vec::new();
+        if aliasing {
+            let t = self.temp(&format!("{}_b_t", self.name(x)), ty, in_map);
+            out.push(Stmt::assign(Place::scalar(t), xb.to_expr(ty), span));
+            out.push(Stmt::assign(xb.clone(), zero(ty), span));
+            let seed = Expr::var(t, ty);
+            for p in &ps {
+                out.push(self.contribution(p, &seed, span));
+            }
+            return out;
+        }
+        let seed = xb.to_expr(ty);
+        let mut own = None;
+        for p in &ps {
+            if is_own(p) {
+                own = Some(p.d.clone());
+            } else {
+                out.push(self.contribution(p, &seed, span));
+            }
+        }
+        let new = match own {
+            Some(d) => times(d, seed.clone()),
+            None => zero(ty),
+        };
+        // `X_b[w] = X_b[w]` (∂e/∂X[w] = 1) is left out.
+        if !crate::util::same(&new, &seed) {
+            out.push(Stmt::assign(xb, new, span));
+        }
+        out
+    }
+
+    /// Adjoint of `X[w] += e` (`e` not reading `X`): `r_b += ∂e/∂r * X_b[w]`.
+    pub fn adj_increment(&mut self, target: &Place, e: &Expr, span: Span) -> Block {
+        if !self.is_active(target.var) {
+            return Vec::new();
+        }
+        let ty = self.elem(target.var);
+        let seed = Place::element(self.adj_of(target.var), target.index.clone()).to_expr(ty);
+        let ps = self.partials(e);
+        ps.iter().map(|p| self.contribution(p, &seed, span)).collect()
+    }
+}

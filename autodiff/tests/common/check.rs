@@ -1,0 +1,196 @@
+//! The dot-product test: for random inputs x, direction v and output weights w,
+//! ⟨w, (f(x + hv) − f(x − hv)) / 2h⟩ must equal ⟨Jᵀw, v⟩ computed by the adjoint, and the
+//! adjoint must leave every primal output as the forward function does.
+
+#![allow(dead_code)]
+
+use super::interp::{run, size_of, Args, Opts, Value};
+use adjc_autodiff::{reverse, AdOptions, Adjoint};
+use adjc_ir::{Function, Intent, VarRole};
+
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    pub fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.uniform(lo, hi)).collect()
+    }
+}
+
+fn value_like(f: &Function, name: &str, args: &Args, rng: &mut Rng, lo: f64, hi: f64) -> Value {
+    let v = f.vars.iter().find(|v| v.name == name).unwrap();
+    if v.ty.is_array() {
+        Value::Array(rng.vec(size_of(f, name, args), lo, hi))
+    } else {
+        Value::Float(rng.uniform(lo, hi))
+    }
+}
+
+fn axpy(x: &Value, a: f64, d: &Value) -> Value {
+    match (x, d) {
+        (Value::Float(x), Value::Float(d)) => Value::Float(x + a * d),
+        (Value::Array(x), Value::Array(d)) => Value::Array(x.iter().zip(d).map(|(x, d)| x + a * d).collect()),
+        _ => panic!("mismatched values"),
+    }
+}
+
+fn dot(a: &Value, b: &Value) -> f64 {
+    a.floats().iter().zip(b.floats()).map(|(x, y)| x * y).sum()
+}
+
+pub struct Outcome {
+    pub adjoint: Adjoint,
+    pub fd: f64,
+    pub ad: f64,
+}
+
+/// Runs the full check and returns the adjoint. `fixed` gives the integer (and any other
+/// non-random) arguments; float inputs are drawn in `[lo, hi)`.
+pub fn check_with(primal: &Function, opts: &AdOptions, fixed: &[(&str, Value)], lo: f64, hi: f64) -> Outcome {
+    adjc_ir::validate::validate(primal).expect("primal must be valid");
+    let adjoint = reverse(primal, opts).unwrap_or_else(|d| panic!("reverse failed: {d}"));
+    let fb = &adjoint.function;
+    if let Err(e) = adjc_ir::validate::validate(fb) {
+        panic!("adjoint invalid: {e}\n{}", adjc_ir::print::print_function(fb));
+    }
+    let show = || adjc_ir::print::print_function(fb);
+    let mut rng = Rng::new(0x5eed ^ primal.name.len() as u64);
+    let mut x0: Args = fixed.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    for p in &primal.params {
+        let var = primal.var(p.var);
+        if p.intent == Intent::Out || x0.contains_key(&var.name) {
+            continue;
+        }
+        assert!(var.ty.elem().is_float(), "give a value for integer parameter {}", var.name);
+        let v = value_like(primal, &var.name, &x0, &mut rng, lo, hi);
+        x0.insert(var.name.clone(), v);
+    }
+    let name = |v: adjc_ir::VarId| primal.var(v).name.clone();
+    let dirs: Vec<(String, Value)> =
+        adjoint.wrt.iter().map(|v| (name(*v), value_like(primal, &name(*v), &x0, &mut rng, -1.0, 1.0))).collect();
+    let weights: Vec<(String, Value)> =
+        adjoint.of.iter().map(|v| (name(*v), value_like(primal, &name(*v), &x0, &mut rng, -1.0, 1.0))).collect();
+
+    // Primal and finite differences.
+    let eval = |args: &Args| -> Args {
+        let mut a = args.clone();
+        run(primal, &mut a, Opts::default()).unwrap_or_else(|e| panic!("primal run failed: {e}"));
+        a
+    };
+    let y0 = eval(&x0);
+    let shifted = |step: f64| {
+        let mut a = x0.clone();
+        for (n, d) in &dirs {
+            let x = a[n].clone();
+            a.insert(n.clone(), axpy(&x, step, d));
+        }
+        eval(&a)
+    };
+    let loss = |y: &Args| -> f64 { weights.iter().map(|(n, w)| dot(w, &y[n])).sum() };
+    let central = |h: f64| (loss(&shifted(h)) - loss(&shifted(-h))) / (2.0 * h);
+    // Plain central differences first; when round-off or truncation spoils them (tiny
+    // gradients, large values), Richardson-extrapolated ones with larger steps.
+    let estimate = |k: usize| match k {
+        0 => central(1e-6),
+        k => {
+            let h = if k == 1 { 1e-4 } else { 1e-3 };
+            (4.0 * central(h / 2.0) - central(h)) / 3.0
+        }
+    };
+    // Adjoint, with map iterations in both orders.
+    let mut results = Vec::new();
+    for reverse_maps in [false, true] {
+        let mut args = x0.clone();
+        for q in &fb.params {
+            let var = fb.var(q.var);
+            let VarRole::Adjoint(of_var) = var.role else { continue };
+            let pname = name(of_var);
+            let seeded = weights.iter().find(|(n, _)| *n == pname).map(|(_, w)| w.clone());
+            let v = match seeded {
+                Some(w) => w,
+                // In-out adjoints that are not seeded must be ignored on entry: pass junk.
+                None if primal.param(of_var).map(|p| p.intent) == Some(Intent::InOut) => {
+                    value_like(primal, &pname, &x0, &mut rng, 100.0, 200.0)
+                }
+                None => match value_like(primal, &pname, &x0, &mut rng, 0.0, 0.0) {
+                    Value::Float(_) => Value::Float(0.0),
+                    v => v,
+                },
+            };
+            args.insert(var.name.clone(), v);
+        }
+        run(fb, &mut args, Opts { reverse_maps })
+            .unwrap_or_else(|e| panic!("adjoint run failed: {e}\n{}", show()));
+        // Primal outputs as the forward function leaves them.
+        for q in &primal.params {
+            if q.intent == Intent::In {
+                continue;
+            }
+            let n = name(q.var);
+            let (a, b) = (y0[&n].floats(), args[&n].floats());
+            for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-12 * x.abs().max(1.0),
+                    "output {n}[{k}] after the adjoint is {y}, forward gives {x}\n{}",
+                    show()
+                );
+            }
+        }
+        // Output-only adjoints are zero on exit.
+        for q in &fb.params {
+            let var = fb.var(q.var);
+            let VarRole::Adjoint(of_var) = var.role else { continue };
+            if primal.param(of_var).map(|p| p.intent) == Some(Intent::Out) && q.intent != Intent::In {
+                assert!(
+                    args[&var.name].floats().iter().all(|x| *x == 0.0),
+                    "{} is not zero on exit\n{}",
+                    var.name,
+                    show()
+                );
+            }
+        }
+        let ad: f64 = dirs
+            .iter()
+            .map(|(n, d)| {
+                let bname = fb.params.iter().map(|q| fb.var(q.var)).find(|v| v.role == VarRole::Adjoint(
+                    primal.vars.iter().position(|x| &x.name == n).map(|i| adjc_ir::VarId(i as u32)).unwrap(),
+                ));
+                dot(&args[&bname.unwrap().name], d)
+            })
+            .sum();
+        results.push(ad);
+    }
+    let ad = results[0];
+    let rel_of = |fd: f64| (fd - ad).abs() / fd.abs().max(ad.abs()).max(1e-10);
+    let mut fd = f64::NAN;
+    let mut rel = f64::INFINITY;
+    for k in 0..3 {
+        let e = estimate(k);
+        if rel_of(e) < rel || fd.is_nan() {
+            (fd, rel) = (e, rel_of(e));
+        }
+        if rel < 1e-6 {
+            break;
+        }
+    }
+    assert!(rel < 1e-6, "dot-product test failed: finite differences {fd}, adjoint {ad}, rel {rel}\n{}", show());
+    let order = (results[0] - results[1]).abs() / results[0].abs().max(1e-10);
+    assert!(order < 1e-12, "gradient depends on the map iteration order: {results:?}\n{}", show());
+    Outcome { adjoint, fd, ad }
+}
+
+pub fn check(primal: &Function, fixed: &[(&str, Value)]) -> Adjoint {
+    check_with(primal, &AdOptions::default(), fixed, 0.5, 1.5).adjoint
+}

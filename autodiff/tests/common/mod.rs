@@ -1,0 +1,4 @@
+pub mod builder;
+pub mod check;
+pub mod interp;
+pub mod kernels;

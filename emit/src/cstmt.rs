@@ -1,0 +1,408 @@
+//! C statements, one indented line at a time, each group of statements from one source
+//! line preceded by a comment quoting it.
+
+use crate::cexpr::{self, c_type, negated, zero};
+use crate::ctx::FnCtx;
+use crate::layout::{self, Access};
+use crate::omp::{self, MapKey, Plan, Sync};
+use adjc_ir::{
+    written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
+    StmtKind, UnOp,
+};
+
+/// Quotes source lines in comments.
+pub(crate) struct Quote<'a> {
+    /// Source lines, split once (`Module::source_line` rescans the text on every call).
+    lines: Vec<&'a str>,
+    file: String,
+}
+
+impl<'a> Quote<'a> {
+    pub fn new(module: &'a Module) -> Quote<'a> {
+        let file = module.file.rsplit(['/', '\\']).next().unwrap_or(&module.file).to_string();
+        Quote { lines: module.source.lines().map(str::trim).collect(), file }
+    }
+
+    /// `/* jacobi_1d.py:7   B[1:-1] = ... */`
+    pub fn line(&self, line: u32) -> String {
+        let text = (line as usize).checked_sub(1).and_then(|k| self.lines.get(k)).copied().unwrap_or("");
+        if text.is_empty() {
+            format!("/* {}:{line} */", comment_text(&self.file))
+        } else {
+            format!("/* {}:{line}   {} */", comment_text(&self.file), comment_text(text))
+        }
+    }
+}
+
+/// Text that is safe inside a one-line `/* ... */` comment: no comment delimiters (a
+/// nested `/*` also trips -Wcomment), no control characters or line breaks.
+pub fn comment_text(s: &str) -> String {
+    let flat: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let mut out = flat.replace("*/", "* /").replace("/*", "/ *");
+    while out.contains("*/") || out.contains("/*") {
+        out = out.replace("*/", "* /").replace("/*", "/ *");
+    }
+    out.trim_end().to_string()
+}
+
+/// `/* ===== forward sweep ===== */`
+pub fn banner(title: &str) -> String {
+    format!("/* ===== {} ===== */", comment_text(title))
+}
+
+pub(crate) struct Emitter<'a> {
+    cx: &'a FnCtx<'a>,
+    plan: &'a Plan,
+    quote: &'a Quote<'a>,
+    pub out: Vec<String>,
+    depth: usize,
+    chain: Vec<MapKey>,
+    parallel: Option<MapKey>,
+    /// Whether some statement jumps to the `out_of_memory` label.
+    pub uses_goto: bool,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(cx: &'a FnCtx<'a>, plan: &'a Plan, quote: &'a Quote<'a>) -> Emitter<'a> {
+        Emitter { cx, plan, quote, out: Vec::new(), depth: 1, chain: Vec::new(), parallel: None, uses_goto: false }
+    }
+
+    fn line(&mut self, text: impl AsRef<str>) {
+        let text = text.as_ref();
+        if text.is_empty() {
+            self.out.push(String::new());
+        } else {
+            self.out.push(format!("{}{}", "    ".repeat(self.depth), text));
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> String {
+        cexpr::expr(self.cx, e)
+    }
+
+    fn place(&self, p: &Place) -> String {
+        if p.is_scalar() {
+            let name = self.cx.name(p.var);
+            match self.cx.access(p.var) {
+                Access::Pointer => format!("(*{name})"),
+                _ => name.to_string(),
+            }
+        } else {
+            layout::element(self.cx, p.var, &p.index)
+        }
+    }
+
+    /// Renders `block`. `last` is the source line already quoted just above (so a body from
+    /// the same line as its loop does not repeat it); `spaced` separates statement groups
+    /// by blank lines (at the top level of a function).
+    pub fn block(&mut self, block: &[Stmt], mut last: u32, spaced: bool) -> Result<(), Diagnostic> {
+        let mut first = true;
+        for s in block {
+            if matches!(s.kind, StmtKind::Alloc(_) | StmtKind::Free(_)) {
+                // Hoisted: allocated at the top of the function, freed at the end.
+                continue;
+            }
+            if let StmtKind::Section { title, body } = &s.kind {
+                if !first {
+                    self.line("");
+                }
+                self.line(banner(title));
+                if let Some(note) = &s.note {
+                    self.line(format!("/* {} */", comment_text(note)));
+                }
+                self.block(body, 0, spaced)?;
+                last = 0;
+                first = false;
+                continue;
+            }
+            let line = s.span.line;
+            if line != 0 && line != last {
+                if spaced && !first {
+                    self.line("");
+                }
+                self.line(self.quote.line(line));
+                last = line;
+            }
+            if let Some(note) = &s.note {
+                self.line(format!("/* {} */", comment_text(note)));
+            }
+            self.stmt(s, last)?;
+            first = false;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt, line: u32) -> Result<(), Diagnostic> {
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                let text = format!("{} = {};", self.place(target), self.expr(value));
+                self.line(text);
+            }
+            StmtKind::Accumulate { target, op, value, shared } => self.accumulate(target, *op, value, *shared),
+            StmtKind::Loop(l) => self.for_loop(l, line)?,
+            StmtKind::Map(m) => self.map(m, line)?,
+            StmtKind::If { cond, then_body, else_body } => self.if_stmt(cond, then_body, else_body, line)?,
+            StmtKind::Alloc(_) | StmtKind::Free(_) => {}
+            StmtKind::Call(_) => {
+                return Err(Diagnostic::error(s.span, "library calls are not supported yet")
+                    .with_help("the C backend cannot emit matmul-type operations yet; write the loops out"));
+            }
+            StmtKind::Push { tape, value } => {
+                let text = format!(
+                    "if ({}(&{}, {}) != ADJC_OK) goto out_of_memory;",
+                    stack_fn("push", value.ty),
+                    self.cx.name(*tape),
+                    self.expr(value)
+                );
+                self.uses_goto = true;
+                self.line(text);
+            }
+            StmtKind::Pop { tape, target } => {
+                let ty = self.cx.f.var(target.var).ty.elem();
+                let text = format!("{} = {}(&{});", self.place(target), stack_fn("pop", ty), self.cx.name(*tape));
+                self.line(text);
+            }
+            StmtKind::Section { body, .. } => {
+                // Sections are laid out by `block`; reaching here means one is used as a
+                // plain statement list.
+                self.block(body, 0, false)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn accumulate(&mut self, target: &Place, op: AccOp, value: &Expr, shared: bool) {
+        let tgt = self.place(target);
+        let ty = self.cx.f.var(target.var).ty.elem();
+        let text = match op {
+            AccOp::Add => match negated(value) {
+                Some(pos) => format!("{tgt} -= {};", self.expr(&pos)),
+                None => format!("{tgt} += {};", self.expr(value)),
+            },
+            AccOp::Mul => format!("{tgt} *= {};", self.expr(value)),
+            AccOp::Max | AccOp::Min => {
+                let old = target.to_expr(ty);
+                let combined = if ty == Scalar::Bool {
+                    let bop = if op == AccOp::Max { BinOp::Or } else { BinOp::And };
+                    Expr::new(ExprKind::Binary(bop, Box::new(old), Box::new(value.clone())), ty, value.span)
+                } else {
+                    let f = if op == AccOp::Max { Intrinsic::Max } else { Intrinsic::Min };
+                    Expr::call(f, vec![old, value.clone()], ty)
+                };
+                format!("{tgt} = {};", self.expr(&combined))
+            }
+        };
+        let sync = if shared {
+            self.plan.shared_update(self.cx.f, target, op, &self.chain, self.parallel)
+        } else {
+            Sync::Plain
+        };
+        match sync {
+            Sync::Plain => self.line(text),
+            Sync::Atomic => {
+                self.line("ADJC_OMP(atomic)");
+                self.line(text);
+            }
+            Sync::Critical => {
+                self.line("ADJC_OMP(critical)");
+                self.line("{");
+                self.depth += 1;
+                self.line(text);
+                self.depth -= 1;
+                self.line("}");
+            }
+        }
+    }
+
+    /// `i < stop`, or `i <= stop - 1` when that reads simpler (`i <= N` for `range(1, N + 1)`).
+    fn upper_cond(&self, var: &str, stop: &Expr) -> String {
+        if !tame(stop) {
+            return format!("{var} < {}", self.expr(stop));
+        }
+        let alt = stop.clone().sub(Expr::int(1));
+        if size(&alt) < size(stop) {
+            format!("{var} <= {}", self.expr(&alt))
+        } else {
+            format!("{var} < {}", self.expr(stop))
+        }
+    }
+
+    /// `i >= stop + 1` when that reads no worse (`t >= 1` for a stop of 0), else `i > stop`.
+    fn lower_cond(&self, var: &str, stop: &Expr) -> String {
+        if !tame(stop) {
+            return format!("{var} > {}", self.expr(stop));
+        }
+        let alt = stop.clone().add(Expr::int(1));
+        if size(&alt) <= size(stop) {
+            format!("{var} >= {}", self.expr(&alt))
+        } else {
+            format!("{var} > {}", self.expr(stop))
+        }
+    }
+
+    fn for_loop(&mut self, l: &Loop, line: u32) -> Result<(), Diagnostic> {
+        let var = self.cx.name(l.var);
+        // Python evaluates range() bounds once; C re-evaluates the condition. Copy a bound
+        // the body changes.
+        let written = written_vars(&l.body);
+        let changes = |e: &Expr| e.vars().iter().any(|v| written.contains(v));
+        let step_lit = l.step.as_int();
+        let hoist_stop = changes(&l.stop);
+        let hoist_step = step_lit.is_none() && changes(&l.step);
+        if hoist_stop || hoist_step {
+            self.line("{");
+            self.depth += 1;
+        }
+        // Named after the loop variable so that nested hoists do not shadow each other.
+        let stop_name = format!("adjc_stop_{var}");
+        let step_name = format!("adjc_step_{var}");
+        let stop = if hoist_stop {
+            let text = format!("const int64_t {stop_name} = {};", self.expr(&l.stop));
+            self.line(text);
+            None
+        } else {
+            Some(&l.stop)
+        };
+        let step_text = if hoist_step {
+            let text = format!("const int64_t {step_name} = {};", self.expr(&l.step));
+            self.line(text);
+            step_name
+        } else {
+            self.expr(&l.step)
+        };
+        let start = self.expr(&l.start);
+        let (cond, incr) = match step_lit {
+            Some(st) if st > 0 => {
+                let cond = match stop {
+                    Some(e) => self.upper_cond(var, e),
+                    None => format!("{var} < {stop_name}"),
+                };
+                (cond, if st == 1 { format!("{var}++") } else { format!("{var} += {st}") })
+            }
+            Some(st) if st < 0 && st != i64::MIN => {
+                let cond = match stop {
+                    Some(e) => self.lower_cond(var, e),
+                    None => format!("{var} > {stop_name}"),
+                };
+                (cond, if st == -1 { format!("{var}--") } else { format!("{var} -= {}", -st) })
+            }
+            _ => {
+                let stop_text = stop.map(|e| self.expr(e)).unwrap_or(stop_name);
+                (format!("adjc_in_range({var}, {stop_text}, {step_text})"), format!("{var} += {step_text}"))
+            }
+        };
+        self.line(format!("for (int64_t {var} = {start}; {cond}; {incr}) {{"));
+        self.depth += 1;
+        self.block(&l.body, line, false)?;
+        self.depth -= 1;
+        self.line("}");
+        if hoist_stop || hoist_step {
+            self.depth -= 1;
+            self.line("}");
+        }
+        Ok(())
+    }
+
+    fn map(&mut self, m: &Map, line: u32) -> Result<(), Diagnostic> {
+        let k = omp::key(m);
+        let plan = self.plan.map(m).cloned().unwrap_or_default();
+        if let Some(reason) = plan.sequential_reason {
+            self.line(format!("/* sequential: {reason} */"));
+        }
+        if let Some(p) = self.plan.pragma(self.cx, m) {
+            self.line(format!("ADJC_OMP({p})"));
+        }
+        for d in &m.dims {
+            let var = self.cx.name(d.var);
+            let text =
+                format!("for (int64_t {var} = {}; {}; {var}++) {{", self.expr(&d.start), self.upper_cond(var, &d.stop));
+            self.line(text);
+            self.depth += 1;
+        }
+        let saved = self.parallel;
+        if plan.parallel {
+            self.parallel = Some(k);
+        }
+        self.chain.push(k);
+        for v in &plan.private {
+            let ty = self.cx.f.var(*v).ty.elem();
+            let name = self.cx.name(*v);
+            self.line(format!("{} {name} = {};", c_type(ty), zero(ty)));
+            if self.plan.unread.contains(&(Some(k), *v)) {
+                self.line(format!("(void){name};"));
+            }
+        }
+        let result = self.block(&m.body, line, false);
+        self.chain.pop();
+        self.parallel = saved;
+        result?;
+        for _ in &m.dims {
+            self.depth -= 1;
+            self.line("}");
+        }
+        Ok(())
+    }
+
+    fn if_stmt(&mut self, cond: &Expr, then_body: &[Stmt], else_body: &[Stmt], line: u32) -> Result<(), Diagnostic> {
+        if then_body.is_empty() && !else_body.is_empty() {
+            let not = Expr::new(ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), Scalar::Bool, cond.span);
+            return self.if_stmt(&not, else_body, then_body, line);
+        }
+        let text = format!("if ({}) {{", self.expr(cond));
+        self.line(text);
+        let mut then_body = then_body;
+        let mut else_body = else_body;
+        loop {
+            self.depth += 1;
+            self.block(then_body, line, false)?;
+            self.depth -= 1;
+            // `else if` when the nested `if` needs no comment of its own.
+            if let [Stmt { kind: StmtKind::If { cond, then_body: t, else_body: e }, span, note: None }] = else_body {
+                if (span.line == 0 || span.line == line) && !t.is_empty() {
+                    let text = format!("}} else if ({}) {{", self.expr(cond));
+                    self.line(text);
+                    then_body = t;
+                    else_body = e;
+                    continue;
+                }
+            }
+            if !else_body.is_empty() {
+                self.line("} else {");
+                self.depth += 1;
+                self.block(else_body, line, false)?;
+                self.depth -= 1;
+            }
+            self.line("}");
+            return Ok(());
+        }
+    }
+}
+
+/// `adjc_push_f64`, `adjc_pop_i64`, ...
+fn stack_fn(what: &str, ty: Scalar) -> String {
+    let suffix = match ty {
+        Scalar::F64 => "f64",
+        Scalar::F32 => "f32",
+        Scalar::I64 => "i64",
+        Scalar::Bool => "bool",
+    };
+    format!("adjc_{what}_{suffix}")
+}
+
+/// Whether the IR's constant folding can rewrite `e` without overflowing.
+pub(crate) fn tame(e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |x| {
+        if let Some(v) = x.as_int() {
+            ok &= v.unsigned_abs() < 1 << 40;
+        }
+    });
+    ok
+}
+
+/// Number of nodes of an expression: a crude measure of how much there is to read.
+fn size(e: &Expr) -> usize {
+    let mut n = 0;
+    e.walk(&mut |_| n += 1);
+    n
+}

@@ -1,0 +1,236 @@
+//! One IR function as the pieces the templates lay out: index macros, signature,
+//! declarations and allocations (the prologue), the body split at its top-level sections,
+//! and the cleanup (the epilogue).
+
+use crate::cexpr::{self, c_type, zero};
+use crate::cstmt::{comment_text, Emitter, Quote};
+use crate::ctx::FnCtx;
+use crate::doc::{self, Failure};
+use crate::names::{self, Rename};
+use crate::{layout, omp};
+use adjc_ir::validate::validate;
+use adjc_ir::{walk_stmts, Diagnostic, Expr, Function, Intent, Span, Stmt, StmtKind, Type, VarId};
+use std::collections::BTreeSet;
+
+/// Everything the templates need to write one function.
+pub(crate) struct FnView {
+    pub signature: String,
+    pub macro_defs: Vec<String>,
+    pub macro_names: Vec<String>,
+    pub prologue: Vec<String>,
+    pub parts: Vec<Part>,
+    pub epilogue: Vec<String>,
+    pub doc: Vec<String>,
+    pub renames: Vec<Rename>,
+}
+
+/// A run of top-level statements, under a banner when it is a section.
+pub(crate) struct Part {
+    pub title: Option<String>,
+    pub blank_before: bool,
+    pub lines: Vec<String>,
+}
+
+/// Widest signature line before parameters wrap onto continuation lines.
+const LINE_WIDTH: usize = 100;
+
+pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, Diagnostic> {
+    validate(f).map_err(|e| {
+        Diagnostic::error(e.span, format!("internal error: invalid IR in `{}`: {}", e.function, e.message))
+            .with_help("this is a bug in the stage that produced the function")
+    })?;
+    let names = names::assign(f);
+    let cx = FnCtx::new(f, &names);
+    let stacks = layout::stack_tapes(f);
+    check_stacks(f, &stacks)?;
+    let plan = omp::analyse(f, &stacks);
+
+    let mut em = Emitter::new(&cx, &plan, quote);
+    let mut parts = Vec::new();
+    let body: &[Stmt] = &f.body;
+    let mut i = 0;
+    while i < body.len() {
+        let (title, end) = match &body[i].kind {
+            StmtKind::Section { title, body: inner } => {
+                if let Some(note) = &body[i].note {
+                    em.out.push(format!("    /* {} */", comment_text(note)));
+                }
+                em.block(inner, 0, true)?;
+                (Some(comment_text(title)), i + 1)
+            }
+            _ => {
+                let end =
+                    (i..body.len()).find(|&j| matches!(body[j].kind, StmtKind::Section { .. })).unwrap_or(body.len());
+                em.block(&body[i..end], 0, true)?;
+                (None, end)
+            }
+        };
+        let lines = std::mem::take(&mut em.out);
+        if title.is_some() || !lines.is_empty() {
+            parts.push(Part { title, blank_before: true, lines });
+        }
+        i = end;
+    }
+    let uses_goto = em.uses_goto;
+
+    // Index macros of the arrays the body touches.
+    let touched = cx.used();
+    let mut macro_defs = Vec::new();
+    let mut macro_names = Vec::new();
+    for v in &touched {
+        if let Some((name, def)) = layout::macro_definition(&cx, *v) {
+            macro_names.push(name);
+            macro_defs.push(def);
+        }
+    }
+
+    // Declarations.
+    let mut decls = Vec::new();
+    for v in &plan.top {
+        let ty = f.var(*v).ty.elem();
+        let name = cx.name(*v);
+        decls.push(format!("    {} {name} = {};", c_type(ty), zero(ty)));
+        if plan.unread.contains(&(None, *v)) {
+            decls.push(format!("    (void){name};"));
+        }
+    }
+    let tapes: Vec<VarId> = stacks.iter().copied().filter(|v| touched.contains(v)).collect();
+    for v in &tapes {
+        decls.push(format!("    adjc_tape {} = ADJC_TAPE_INIT;", cx.name(*v)));
+    }
+    let arrays: Vec<VarId> = touched.iter().copied().filter(|v| f.var(*v).ty.is_array() && !f.is_param(*v)).collect();
+    let mut allocs = Vec::new();
+    if !arrays.is_empty() {
+        allocs.push("    /* work arrays: allocated before anything is written, freed before returning */".into());
+        for v in &arrays {
+            let ty = f.var(*v).ty.elem();
+            let count = f.var(*v).ty.dims().iter().fold(Expr::int(1), |acc, d| acc.mul(d.extent.clone()));
+            let count = cexpr::expr(&cx, &count);
+            allocs.push(format!("    {} *{} = adjc_alloc({count}, sizeof({}));", c_type(ty), cx.name(*v), c_type(ty)));
+        }
+        let test: Vec<String> = arrays.iter().map(|v| format!("{} == NULL", cx.name(*v))).collect();
+        allocs.push(format!("    if ({}) {{", test.join(" || ")));
+        if arrays.len() > 1 {
+            for v in arrays.iter().rev() {
+                allocs.push(format!("        free({});", cx.name(*v)));
+            }
+        }
+        allocs.push("        return ADJC_ERR_ALLOC;".into());
+        allocs.push("    }".into());
+    }
+
+    // Parameters the code never mentions would trip -Wunused-parameter.
+    let mut prologue: Vec<String> =
+        f.params.iter().filter(|p| !cx.is_used(p.var)).map(|p| format!("    (void){};", names.get(p.var))).collect();
+    prologue.extend(decls);
+    prologue.extend(allocs);
+    if prologue.is_empty() {
+        if let Some(first) = parts.first_mut() {
+            first.blank_before = false;
+        }
+    }
+
+    let mut cleanup = Vec::new();
+    for v in &tapes {
+        cleanup.push(format!("    adjc_tape_free(&{});", names.get(*v)));
+    }
+    for v in arrays.iter().rev() {
+        cleanup.push(format!("    free({});", names.get(*v)));
+    }
+    let mut epilogue = Vec::new();
+    if !parts.is_empty() || !prologue.is_empty() {
+        epilogue.push(String::new());
+    }
+    epilogue.extend(cleanup.iter().cloned());
+    epilogue.push("    return ADJC_OK;".into());
+    if uses_goto {
+        epilogue.push(String::new());
+        epilogue.push("out_of_memory:".into());
+        epilogue.extend(cleanup);
+        epilogue.push("    return ADJC_ERR_ALLOC;".into());
+    }
+
+    let param_types: Vec<String> = f.params.iter().map(|p| param_type(f, p.var, p.intent)).collect();
+    let decls: Vec<String> =
+        f.params
+            .iter()
+            .zip(&param_types)
+            .map(|(p, ty)| {
+                if ty.ends_with('*') {
+                    format!("{ty}{}", names.get(p.var))
+                } else {
+                    format!("{ty} {}", names.get(p.var))
+                }
+            })
+            .collect();
+    let signature = wrap_signature(cname, &decls);
+    let fail = Failure { allocates: !arrays.is_empty(), stack: !tapes.is_empty() };
+    let doc = doc::function_doc(f, &names, cname, &param_types, &fail);
+    let mut mentioned: BTreeSet<VarId> = cx.used();
+    mentioned.extend(f.params.iter().map(|p| p.var));
+    let renames = names.renames(f, &mentioned);
+    Ok(FnView { signature, macro_defs, macro_names, prologue, parts, epilogue, doc, renames })
+}
+
+/// `const double *`, `double *`, `double`, `int64_t`.
+fn param_type(f: &Function, v: VarId, intent: Intent) -> String {
+    match &f.var(v).ty {
+        Type::Array { elem, .. } if intent == Intent::In => format!("const {} *", c_type(*elem)),
+        Type::Array { elem, .. } => format!("{} *", c_type(*elem)),
+        Type::Scalar(s) if intent == Intent::In => c_type(*s).to_string(),
+        Type::Scalar(s) => format!("{} *", c_type(*s)),
+    }
+}
+
+/// `int name(a, b, c)`, continued under the opening parenthesis when too wide.
+fn wrap_signature(cname: &str, params: &[String]) -> String {
+    let head = format!("int {cname}(");
+    if params.is_empty() {
+        return format!("{head}void)");
+    }
+    let one = format!("{head}{})", params.join(", "));
+    if one.chars().count() <= LINE_WIDTH {
+        return one;
+    }
+    let pad = " ".repeat(head.chars().count());
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = head.clone();
+    for (k, p) in params.iter().enumerate() {
+        let piece = if k + 1 == params.len() { format!("{p})") } else { format!("{p},") };
+        let fresh = cur == head || cur == pad;
+        if !fresh && cur.chars().count() + 1 + piece.chars().count() > LINE_WIDTH {
+            lines.push(cur);
+            cur = pad.clone();
+        }
+        if cur != head && cur != pad {
+            cur.push(' ');
+        }
+        cur.push_str(&piece);
+    }
+    lines.push(cur);
+    lines.join("\n")
+}
+
+/// Stack tapes are only pushed and popped: anything else is a bug upstream.
+fn check_stacks(f: &Function, stacks: &BTreeSet<VarId>) -> Result<(), Diagnostic> {
+    let mut bad: Option<(VarId, Span)> = None;
+    walk_stmts(&f.body, &mut |s| {
+        let mut vars = Vec::new();
+        s.exprs(&mut |e| vars.extend(e.vars()));
+        if let StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } | StmtKind::Pop { target, .. } =
+            &s.kind
+        {
+            vars.push(target.var);
+        }
+        if let Some(v) = vars.into_iter().find(|v| stacks.contains(v)) {
+            bad.get_or_insert((v, s.span));
+        }
+    });
+    match bad {
+        Some((v, span)) => Err(Diagnostic::error(
+            span,
+            format!("internal error: stack tape `{}` is used as a value, not only pushed and popped", f.var(v).name),
+        )),
+        None => Ok(()),
+    }
+}

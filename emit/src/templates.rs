@@ -1,0 +1,68 @@
+//! The minijinja templates that lay out the generated files. Rust renders statements and
+//! expressions; the templates own the file, function and sweep structure.
+
+use crate::function::FnView;
+use adjc_ir::{Diagnostic, Span};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::Value;
+use minijinja::{context, Environment, UndefinedBehavior};
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("banner.j2", include_str!("../../templates/banner.j2")),
+    ("source.c.j2", include_str!("../../templates/source.c.j2")),
+    ("function.c.j2", include_str!("../../templates/function.c.j2")),
+    ("header.h.j2", include_str!("../../templates/header.h.j2")),
+];
+
+fn internal(e: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(Span::NONE, format!("internal error in the C templates: {e}"))
+}
+
+fn environment() -> Result<Environment<'static>, Diagnostic> {
+    let mut env = Environment::new();
+    let syntax = SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .keep_trailing_newline(true)
+        .build()
+        .map_err(internal)?;
+    env.set_syntax(syntax);
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    for (name, source) in TEMPLATES {
+        env.add_template(name, source).map_err(internal)?;
+    }
+    Ok(env)
+}
+
+fn function_value(f: &FnView) -> Value {
+    let parts: Vec<Value> = f
+        .parts
+        .iter()
+        .map(|p| context! { title => p.title.clone(), blank_before => p.blank_before, lines => p.lines.clone() })
+        .collect();
+    context! {
+        signature => f.signature.clone(),
+        macro_defs => f.macro_defs.clone(),
+        macro_names => f.macro_names.clone(),
+        prologue => f.prologue.clone(),
+        parts => parts,
+        epilogue => f.epilogue.clone(),
+        doc => f.doc.clone(),
+    }
+}
+
+/// Renders the `.c` and `.h` files.
+pub(crate) fn render(
+    banner: &[String],
+    stem: &str,
+    guard: &str,
+    renames: &[String],
+    functions: &[FnView],
+) -> Result<(String, String), Diagnostic> {
+    let env = environment()?;
+    let fns: Vec<Value> = functions.iter().map(function_value).collect();
+    let ctx = context! { banner => banner.to_vec(), stem => stem, guard => guard, renames => renames.to_vec(), functions => fns };
+    let c = env.get_template("source.c.j2").and_then(|t| t.render(&ctx)).map_err(internal)?;
+    let h = env.get_template("header.h.j2").and_then(|t| t.render(&ctx)).map_err(internal)?;
+    Ok((c, h))
+}

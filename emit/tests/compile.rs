@@ -1,0 +1,431 @@
+//! The generated C compiles warning-free with `-std=c11 -Wall -Wextra -Werror`, with and
+//! without OpenMP, and computes the right values.
+
+mod common;
+
+use adjc_emit::CFiles;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const FLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror"];
+
+fn runtime_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c")
+}
+
+/// A fresh directory holding `<stem>.c` and `<stem>.h`.
+fn write(stem: &str, tag: &str, files: &CFiles) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("emit-{stem}-{tag}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    std::fs::write(dir.join(format!("{stem}.c")), &files.c).expect("write .c");
+    std::fs::write(dir.join(format!("{stem}.h")), &files.h).expect("write .h");
+    dir
+}
+
+fn cc(dir: &Path, args: &[&str]) {
+    let out = Command::new("cc")
+        .current_dir(dir)
+        .args(FLAGS)
+        .arg("-I")
+        .arg(runtime_dir())
+        .arg("-I")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("running cc (gcc is required by these tests)");
+    assert!(out.status.success(), "cc {args:?} failed in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn every_sample_compiles_with_and_without_openmp() {
+    for (stem, m) in all_samples() {
+        let files = emit(&m, stem);
+        let dir = write(stem, "cc", &files);
+        let src = format!("{stem}.c");
+        cc(&dir, &["-c", &src, "-o", "plain.o"]);
+        cc(&dir, &["-fopenmp", "-c", &src, "-o", "omp.o"]);
+        // Optimisation enables more flow-based warnings (-Wmaybe-uninitialized, ...).
+        cc(&dir, &["-O2", "-fopenmp", "-c", &src, "-o", "omp2.o"]);
+        cc(&dir, &["-O2", "-c", &src, "-o", "plain2.o"]);
+    }
+}
+
+#[test]
+fn headers_are_valid_cplusplus() {
+    for (stem, m) in all_samples() {
+        let files = emit(&m, stem);
+        let dir = write(stem, "cxx", &files);
+        std::fs::write(dir.join("use.cpp"), format!("#include \"{stem}.h\"\nint main() {{ return ADJC_OK; }}\n"))
+            .expect("write");
+        let out = Command::new("g++")
+            .current_dir(&dir)
+            .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "use.cpp"])
+            .output()
+            .expect("running g++");
+        assert!(out.status.success(), "{stem}.h as C++:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// Builds `main` with the generated file (optionally with OpenMP, run on 3 threads) and
+/// returns what it prints. `main` exits non-zero on a failed check.
+fn run(stem: &str, files: &CFiles, main: &str, openmp: bool) -> String {
+    let tag = if openmp { "run-omp" } else { "run" };
+    let dir = write(stem, tag, files);
+    std::fs::write(dir.join("main.c"), main).expect("write main.c");
+    let src = format!("{stem}.c");
+    let mut args = vec!["-O1", "main.c", src.as_str(), "-o", "main", "-lm"];
+    if openmp {
+        args.insert(0, "-fopenmp");
+    }
+    cc(&dir, &args);
+    let out = Command::new(dir.join("main")).env("OMP_NUM_THREADS", "3").output().expect("run main");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{stem} main failed ({openmp}):\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+fn run_both(stem: &str, m: &adjc_ir::Module, main: &str) {
+    let files = emit(m, stem);
+    for openmp in [false, true] {
+        let out = run(stem, &files, main, openmp);
+        assert!(out.contains("ok"), "{stem}: {out}");
+    }
+}
+
+const CHECK: &str = r#"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int failures = 0;
+static void check(const char *what, double got, double want, double tol)
+{
+    if (!(fabs(got - want) <= tol * (1.0 + fabs(want)))) {
+        printf("%s: got %.17g, want %.17g\n", what, got, want);
+        failures++;
+    }
+}
+"#;
+
+#[test]
+fn jacobi_1d_matches_a_reference_loop() {
+    let main = format!(
+        r#"{CHECK}
+#include "jacobi_1d.h"
+int main(void)
+{{
+    enum {{ N = 37, T = 6 }};
+    double A[N], B[N], RA[N], RB[N];
+    for (int i = 0; i < N; i++) {{
+        A[i] = RA[i] = (double)(i * i % 7) + 0.5;
+        B[i] = RB[i] = 0.0;
+    }}
+    for (int t = 1; t < T; t++) {{
+        for (int i = 1; i < N - 1; i++) RB[i] = 0.33333 * (RA[i - 1] + RA[i] + RA[i + 1]);
+        for (int i = 1; i < N - 1; i++) RA[i] = 0.33333 * (RB[i - 1] + RB[i] + RB[i + 1]);
+    }}
+    if (jacobi_1d(N, T, A, B) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) {{
+        check("A", A[i], RA[i], 0.0);
+        check("B", B[i], RB[i], 0.0);
+    }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("jacobi_1d", &jacobi_1d(), &main);
+}
+
+#[test]
+fn heat_2d_stencil_uses_row_major_macros() {
+    let main = format!(
+        r#"{CHECK}
+#include "heat.h"
+int main(void)
+{{
+    enum {{ N = 9, M = 13 }};
+    double A[N * M], B[N * M];
+    for (int k = 0; k < N * M; k++) {{ A[k] = (double)(k % 11); B[k] = -1.0; }}
+    if (heat(N, M, A, B) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < M; j++) {{
+            double want = -1.0;
+            if (i > 0 && i < N - 1 && j > 0 && j < M - 1)
+                want = 0.2 * (A[i * M + j] + A[(i - 1) * M + j] + A[(i + 1) * M + j] + A[i * M + j - 1] + A[i * M + j + 1]);
+            check("B", B[i * M + j], want, 0.0);
+        }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("heat", &heat_2d(), &main);
+}
+
+#[test]
+fn reductions_and_atomic_out_scalar() {
+    let main = format!(
+        r#"{CHECK}
+#include "reduce.h"
+int main(void)
+{{
+    enum {{ N = 1000 }};
+    double A[N], s = 0.0, m = -INFINITY, sum = 0.0;
+    for (int i = 0; i < N; i++) {{
+        A[i] = sin(0.1 * i) * 10.0;
+        s += A[i] * 1.5;
+        sum += A[i];
+        if (A[i] > m) m = A[i];
+    }}
+    double ret = 123.0;
+    if (reduce(N, A, 1.5, &ret) != ADJC_OK) return 1;
+    check("ret", ret, -sum + (s + m), 1e-12);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("reduce", &reduce(), &main);
+}
+
+#[test]
+fn adjoint_with_allocated_tape_matches_finite_differences() {
+    // d/dA of A <- sin(A) * A applied T times, elementwise.
+    let main = format!(
+        r#"{CHECK}
+#include "kern_b.h"
+static double forward(double a, int T) {{ for (int t = 0; t < T; t++) a = sin(a) * a; return a; }}
+int main(void)
+{{
+    enum {{ N = 8, T = 4 }};
+    double A[N], A_b[N], A0[N];
+    for (int i = 0; i < N; i++) {{ A[i] = A0[i] = 0.3 + 0.2 * i; A_b[i] = 1.0; }}
+    if (kern_b(N, T, A, A_b) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) {{
+        double h = 1e-6;
+        double fd = (forward(A0[i] + h, T) - forward(A0[i] - h, T)) / (2 * h);
+        check("A_b", A_b[i], fd, 1e-6);
+        check("A", A[i], forward(A0[i], T), 1e-15);
+    }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("kern_b", &kern_b(), &main);
+}
+
+#[test]
+fn scattered_adjoint_accumulations_are_atomic() {
+    let main = format!(
+        r#"{CHECK}
+#include "smooth_b.h"
+int main(void)
+{{
+    enum {{ N = 5000 }};
+    static double A[N], A_b[N], B[N], B_b[N];
+    for (int i = 0; i < N; i++) {{ A[i] = i; A_b[i] = 0.0; B[i] = 0.0; B_b[i] = 1.0; }}
+    if (smooth_b(N, A, A_b, B, B_b) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) {{
+        double want = 0.0;
+        if (i - 1 >= 1 && i - 1 < N - 1) want += 0.5;
+        if (i + 1 >= 1 && i + 1 < N - 1) want += 0.5;
+        check("A_b", A_b[i], want, 0.0);
+        check("B_b", B_b[i], (i >= 1 && i < N - 1) ? 0.0 : 1.0, 0.0);
+        if (i >= 1 && i < N - 1) check("B", B[i], 0.5 * (A[i - 1] + A[i + 1]), 0.0);
+    }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("smooth_b", &smooth_b(), &main);
+}
+
+#[test]
+fn stack_tapes_push_and_pop_in_order() {
+    let main = format!(
+        r#"{CHECK}
+#include "clip_b.h"
+int main(void)
+{{
+    enum {{ N = 9000 }};
+    static double x[N], x_b[N];
+    double lo = 0.25, lo_b = 0.5;
+    int clipped = 0;
+    for (int i = 0; i < N; i++) {{ x[i] = sin(i * 0.7); x_b[i] = 1.0; clipped += x[i] < lo; }}
+    if (clip_b(N, x, x_b, lo, &lo_b) != ADJC_OK) return 1;
+    check("lo_b", lo_b, 0.5 + clipped, 0.0);
+    for (int i = 0; i < N; i++) {{
+        int c = sin(i * 0.7) < lo;
+        check("x", x[i], c ? lo : sin(i * 0.7), 0.0);
+        check("x_b", x_b[i], c ? 0.0 : 1.0, 0.0);
+    }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("clip_b", &clip_b(), &main);
+
+    let main = format!(
+        r#"{CHECK}
+#include "reverse_copy.h"
+int main(void)
+{{
+    enum {{ N = 3000 }};
+    static double x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = i;
+    if (reverse_copy(N, x, y) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) check("y", y[i], N - 1 - i, 0.0);
+    if (reverse_copy(0, x, y) != ADJC_OK) return 1;
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("reverse_copy", &reverse_copy(), &main);
+}
+
+#[test]
+fn float32_softmax_with_temporary() {
+    let main = format!(
+        r#"{CHECK}
+#include "softmax.h"
+int main(void)
+{{
+    enum {{ N = 100 }};
+    float x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = (float)(i % 13) * 0.5f;
+    if (softmax(N, x, y) != ADJC_OK) return 1;
+    double total = 0.0, m = 6.0, z = 0.0;
+    for (int i = 0; i < N; i++) z += exp(x[i] - m);
+    for (int i = 0; i < N; i++) {{ total += y[i]; check("y", y[i], exp(x[i] - m) / z, 1e-5); }}
+    check("sum", total, 1.0, 1e-5);
+    /* Empty input: the work array is still allocated (1 byte) and nothing is touched. */
+    if (softmax(0, x, y) != ADJC_OK) return 1;
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("softmax", &softmax(), &main);
+}
+
+#[test]
+fn fortran_layout_symbolic_step_and_integer_helpers() {
+    let main = format!(
+        r#"{CHECK}
+#include "fort.h"
+static long pymod(long a, long b) {{ long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }}
+static long pyfloordiv(long a, long b) {{ return (a - pymod(a, b)) / b; }}
+int main(void)
+{{
+    enum {{ n = 7, m = 3 }};
+    double a[n + 3], c[n * m], a0[n + 3];
+    for (int k = 0; k < n + 3; k++) a[k] = a0[k] = (k % 3) - 1.0;  /* a(-1..n+1) */
+    for (int k = 0; k < n * m; k++) c[k] = 99.0;
+    if (fort(n, m, -2, a, c) != ADJC_OK) return 1;
+    /* c(i, j), column-major, 1-based: merge(1, -1, a(i) > 0) * sign(2, a(i - 1)) */
+    for (int j = 1; j <= m; j++)
+        for (int i = 1; i <= n; i++) {{
+            double ai = a0[i + 1], aim1 = a0[i];
+            double want = (ai > 0 ? 1.0 : -1.0) * copysign(2.0, aim1);
+            check("c", c[(j - 1) * n + (i - 1)], want, 0.0);
+        }}
+    /* do i = n, 0, -2 */
+    for (long i = -1; i <= n + 1; i++) {{
+        double want = a0[i + 1];
+        if (i <= n && i > 0 && (n - i) % 2 == 0)
+            want += (double)(pymod(i, 3) + i / 2 + labs(i - m) + (i > m ? i : m) + pyfloordiv(i, -2));
+        check("a", a[i + 1], want, 0.0);
+    }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("fort", &fort(), &main);
+}
+
+#[test]
+fn reduction_kinds_axis_sums_and_nested_maps() {
+    let main = format!(
+        r#"{CHECK}
+#include "stats.h"
+int main(void)
+{{
+    enum {{ N = 40, M = 30 }};
+    static double A[N * M], colmax[M], rowsum[N], B[N * M];
+    for (int k = 0; k < N * M; k++) A[k] = cos(0.37 * k) - 0.99;
+    for (int j = 0; j < M; j++) colmax[j] = -INFINITY;
+    bool any = false;
+    double ret = 0.0, p = 1.0, q = 0.0;
+    for (int i = 0; i < N; i++) {{ p *= A[i * M]; q += A[i * M]; }}
+    if (stats(N, M, A, colmax, rowsum, B, &any, &ret) != ADJC_OK) return 1;
+    int want_any = 0;
+    for (int i = 0; i < N; i++) {{
+        double r = 0.0;
+        for (int j = 0; j < M; j++) {{
+            r += A[i * M + j];
+            want_any |= A[i * M + j] > 0.0;
+            check("B", B[i * M + j], A[i * M + j] * (p + q), 1e-12);
+        }}
+        check("rowsum", rowsum[i], r, 1e-15);
+    }}
+    for (int j = 0; j < M; j++) {{
+        double mx = -INFINITY;
+        for (int i = 0; i < N; i++) mx = fmax(mx, A[i * M + j]);
+        check("colmax", colmax[j], mx, 0.0);
+    }}
+    check("any", any, want_any, 0.0);
+    check("ret", ret, p + q, 1e-12);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("stats", &stats(), &main);
+}
+
+#[test]
+fn private_shadows_reductions_in_sequential_maps_and_hoisted_steps() {
+    let main = format!(
+        r#"{CHECK}
+#include "scopes.h"
+int main(void)
+{{
+    enum {{ N = 6 }};
+    double A[N], R[N], sum = 0.0;
+    for (int i = 0; i < N; i++) {{ A[i] = R[i] = 0.1 * (i + 1); sum += A[i]; }}
+    for (int i = 0; i < N; i++) {{
+        double t = R[i], u = 0.0;
+        for (int j = 0; j < N; j++) u += R[j] * t;
+        R[i] = u;
+    }}
+    double ret0 = -1.0;
+    int64_t ret1 = -1;
+    if (scopes(N, A, &ret0, &ret1) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) check("A", A[i], R[i], 1e-14);
+    check("ret0", ret0, sum, 1e-14);
+    check("ret1", (double)ret1, 10.0, 0.0);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("scopes", &scopes(), &main);
+}

@@ -1,0 +1,9 @@
+"""Sum of tanh over the diagonal of a matrix, added to every element."""
+import numpy as np
+
+
+def go_fast(a):
+    trace = 0.0
+    for i in range(a.shape[0]):
+        trace += np.tanh(a[i, i])
+    return a + trace

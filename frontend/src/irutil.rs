@@ -1,0 +1,127 @@
+//! Whole-function rewriting helpers shared by the frontends.
+
+use adjc_ir::*;
+use std::collections::BTreeSet;
+
+fn remap_expr(e: &Expr, fv: &dyn Fn(VarId) -> VarId) -> Expr {
+    e.rewrite(&mut |x| match x.kind {
+        ExprKind::Var(v) => Expr { kind: ExprKind::Var(fv(v)), ..x },
+        ExprKind::Load(v, idx) => Expr { kind: ExprKind::Load(fv(v), idx), ty: x.ty, span: x.span },
+        _ => x,
+    })
+}
+
+/// Rewrites every expression with `fe` (after remapping its variables with `fv`) and every
+/// variable reference in statements with `fv`.
+pub fn rewrite_block(b: &mut Block, fe: &dyn Fn(&Expr) -> Expr, fv: &dyn Fn(VarId) -> VarId) {
+    let ex = |e: &Expr| fe(&remap_expr(e, fv));
+    for s in b.iter_mut() {
+        match &mut s.kind {
+            StmtKind::Assign { target, value } | StmtKind::Accumulate { target, value, .. } => {
+                target.var = fv(target.var);
+                target.index = target.index.iter().map(ex).collect();
+                *value = ex(value);
+            }
+            StmtKind::Loop(l) => {
+                l.var = fv(l.var);
+                l.start = ex(&l.start);
+                l.stop = ex(&l.stop);
+                l.step = ex(&l.step);
+                rewrite_block(&mut l.body, fe, fv);
+            }
+            StmtKind::Map(m) => {
+                for d in m.dims.iter_mut() {
+                    d.var = fv(d.var);
+                    d.start = ex(&d.start);
+                    d.stop = ex(&d.stop);
+                }
+                rewrite_block(&mut m.body, fe, fv);
+            }
+            StmtKind::If { cond, then_body, else_body } => {
+                *cond = ex(cond);
+                rewrite_block(then_body, fe, fv);
+                rewrite_block(else_body, fe, fv);
+            }
+            StmtKind::Alloc(v) | StmtKind::Free(v) => *v = fv(*v),
+            StmtKind::Call(c) => {
+                c.out = fv(c.out);
+                c.args = c.args.iter().map(|a| fv(*a)).collect();
+            }
+            StmtKind::Push { tape, value } => {
+                *tape = fv(*tape);
+                *value = ex(value);
+            }
+            StmtKind::Pop { tape, target } => {
+                *tape = fv(*tape);
+                target.var = fv(target.var);
+                target.index = target.index.iter().map(ex).collect();
+            }
+            StmtKind::Section { body, .. } => rewrite_block(body, fe, fv),
+        }
+    }
+}
+
+/// Every variable a block mentions (bound, read, written, allocated).
+pub fn block_vars(b: &Block, out: &mut BTreeSet<VarId>) {
+    walk_stmts(b, &mut |s| {
+        s.exprs(&mut |e| out.extend(e.vars()));
+        match &s.kind {
+            StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {
+                out.insert(target.var);
+            }
+            StmtKind::Loop(l) => {
+                out.insert(l.var);
+            }
+            StmtKind::Map(m) => out.extend(m.dims.iter().map(|d| d.var)),
+            StmtKind::Alloc(v) | StmtKind::Free(v) => {
+                out.insert(*v);
+            }
+            StmtKind::Call(c) => {
+                out.insert(c.out);
+                out.extend(c.args.iter().copied());
+            }
+            StmtKind::Push { tape, .. } => {
+                out.insert(*tape);
+            }
+            StmtKind::Pop { tape, target } => {
+                out.insert(*tape);
+                out.insert(target.var);
+            }
+            _ => {}
+        }
+    });
+}
+
+/// Drops the variables `keep` rejects and renumbers the rest (in order).
+pub fn compact_vars(f: &mut Function, keep: &dyn Fn(VarId) -> bool) {
+    let mut map = vec![VarId(u32::MAX); f.vars.len()];
+    let mut vars = Vec::new();
+    for (k, v) in f.vars.iter().enumerate() {
+        if keep(VarId(k as u32)) {
+            map[k] = VarId(vars.len() as u32);
+            vars.push(v.clone());
+        }
+    }
+    let fv = |v: VarId| map.get(v.index()).copied().unwrap_or(v);
+    for v in vars.iter_mut() {
+        if let VarRole::Adjoint(a) = v.role {
+            v.role = VarRole::Adjoint(fv(a));
+        }
+        if let Type::Array { dims, .. } = &mut v.ty {
+            for d in dims.iter_mut() {
+                d.lower = remap_expr(&d.lower, &fv);
+                d.extent = remap_expr(&d.extent, &fv);
+            }
+        }
+    }
+    f.vars = vars;
+    for p in f.params.iter_mut() {
+        p.var = fv(p.var);
+    }
+    rewrite_block(&mut f.body, &|e| e.clone(), &fv);
+}
+
+/// Variables written anywhere in a block.
+pub fn written_in(b: &Block) -> BTreeSet<VarId> {
+    written_vars(b).into_iter().collect()
+}

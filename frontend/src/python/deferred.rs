@@ -1,0 +1,397 @@
+//! Reductions, matrix products and fresh arrays: computed straight into their
+//! destination when they are a whole right-hand side, else into a temporary first.
+
+use super::ast::*;
+use super::lower::{Lowerer, R};
+use super::ops::{self, SVal};
+use super::value::*;
+use adjc_ir::*;
+
+fn ident_of(text: &str) -> Option<&str> {
+    let t = text.trim();
+    if !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_') && !t.starts_with(|c: char| c.is_numeric()) {
+        Some(t)
+    } else {
+        None
+    }
+}
+
+fn float_of(t: Scalar) -> Scalar {
+    if t.is_float() {
+        t
+    } else {
+        Scalar::F64
+    }
+}
+
+impl Lowerer<'_> {
+    pub fn reduce(&mut self, op: RedOp, v: Val, axis: Option<&Ex>, keep: Option<&Ex>, e: &Ex) -> R<Val> {
+        let keepdims = match keep {
+            None => false,
+            Some(k) => match self.eval(k)? {
+                Val::Scalar(sv) => match sv.e.kind {
+                    ExprKind::Const(Literal::Bool(b)) => b,
+                    ExprKind::Const(Literal::Int(i)) => i != 0,
+                    _ => return Err(self.err(k.span, "`keepdims` must be `True` or `False`")),
+                },
+                _ => return Err(self.err(k.span, "`keepdims` must be `True` or `False`")),
+            },
+        };
+        let arr = match v {
+            Val::Scalar(sv) => {
+                return Ok(Val::Scalar(if op == RedOp::Mean { ops::cast(sv.clone(), float_of(sv.ty())) } else { sv }))
+            }
+            Val::Array(a) => a,
+            Val::Deferred(d) => match self.force(*d)? {
+                Val::Array(a) => a,
+                other => return Ok(other),
+            },
+            other => return Err(self.err(e.span, format!("cannot reduce {}", other.kind_name()))),
+        };
+        let rank = arr.rank();
+        let mut axes: Vec<usize> = Vec::new();
+        match axis {
+            None => axes.extend(0..rank),
+            Some(ax) => {
+                let v = self.eval(ax)?;
+                let items = match v {
+                    Val::Tuple(items) => items,
+                    Val::None => (0..rank).map(|k| Val::Scalar(SVal::weak(Expr::int(k as i64)))).collect(),
+                    other => vec![other],
+                };
+                for it in items {
+                    let k = match it {
+                        Val::Scalar(sv) => sv.e.as_int(),
+                        _ => None,
+                    };
+                    let Some(k) = k else {
+                        return Err(self.err(ax.span, "`axis` must be an integer constant or a tuple of them"));
+                    };
+                    let a = if k < 0 { k + rank as i64 } else { k };
+                    if a < 0 || a >= rank as i64 {
+                        return Err(self.err(
+                            ax.span,
+                            format!("axis {k} is out of range for `{}` with {rank} dimension(s)", arr.text),
+                        ));
+                    }
+                    if axes.contains(&(a as usize)) {
+                        return Err(self.err(ax.span, format!("axis {k} is repeated")));
+                    }
+                    axes.push(a as usize);
+                }
+                axes.sort_unstable();
+            }
+        }
+        let mut shape = Vec::new();
+        let mut bounds = Vec::new();
+        for d in 0..rank {
+            if axes.contains(&d) {
+                if keepdims {
+                    shape.push(Expr::int(1));
+                    bounds.push(Expr::int(1));
+                }
+            } else {
+                shape.push(arr.shape[d].clone());
+                bounds.push(arr.bounds[d].clone());
+            }
+        }
+        let elem = match op {
+            RedOp::Sum | RedOp::Prod if !arr.elem.is_float() => Scalar::I64,
+            RedOp::Mean => float_of(arr.elem),
+            _ if arr.elem == Scalar::Bool => Scalar::I64,
+            _ => arr.elem,
+        };
+        Ok(Val::Deferred(Box::new(Deferred {
+            op: DefOp::Reduce { op, arg: arr, axes, keepdims },
+            elem,
+            shape,
+            bounds,
+            text: e.text.clone(),
+        })))
+    }
+
+    fn arrays_for_product(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex) -> R<(Arr, Arr)> {
+        let mut out = Vec::new();
+        for (v, ex) in [(a, ea), (b, eb)] {
+            match self.operand(v, ex)? {
+                super::expr::Operand::A(arr) => out.push(arr),
+                super::expr::Operand::S(_) => {
+                    return Err(self.err_help(
+                        ex.span,
+                        format!("`{}` is a scalar; matrix products need arrays", ex.text),
+                        "use `*` to multiply by a scalar",
+                    ))
+                }
+            }
+        }
+        let b = out.pop().ok_or_else(|| self.err(eb.span, "internal"))?;
+        let a = out.pop().ok_or_else(|| self.err(ea.span, "internal"))?;
+        Ok((a, b))
+    }
+
+    pub fn matmul(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex, e: &Ex) -> R<Val> {
+        let (a, b) = self.arrays_for_product(a, b, ea, eb)?;
+        if a.rank() > 2 || b.rank() > 2 {
+            return Err(self.err_help(
+                e.span,
+                "matrix products of arrays with more than 2 dimensions are not supported yet",
+                "write the batched product as a loop over the leading dimensions",
+            ));
+        }
+        let ka = a.shape[a.rank() - 1].clone();
+        let kb = b.shape[0].clone();
+        let f = &self.f;
+        if !self.shapes.equate(&ka, &kb, &|v| f.is_param(v)) {
+            return Err(self.err_help(
+                e.span,
+                format!(
+                    "shape mismatch in `{}`: `{}` has extent {}, `{}` has extent {}",
+                    e.text,
+                    ea.text,
+                    self.ext_str(&ka),
+                    eb.text,
+                    self.ext_str(&kb)
+                ),
+                "the last axis of the left operand must match the first axis of the right operand",
+            ));
+        }
+        let mut shape = Vec::new();
+        let mut bounds = Vec::new();
+        if a.rank() == 2 {
+            shape.push(a.shape[0].clone());
+            bounds.push(a.bounds[0].clone());
+        }
+        if b.rank() == 2 {
+            shape.push(b.shape[1].clone());
+            bounds.push(b.bounds[1].clone());
+        }
+        let mut elem = a.elem.max(b.elem);
+        if elem == Scalar::Bool {
+            elem = Scalar::I64;
+        }
+        Ok(Val::Deferred(Box::new(Deferred { op: DefOp::MatMul { a, b }, elem, shape, bounds, text: e.text.clone() })))
+    }
+
+    pub fn outer(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex, e: &Ex) -> R<Val> {
+        let (a, b) = self.arrays_for_product(a, b, ea, eb)?;
+        if a.rank() != 1 || b.rank() != 1 {
+            return Err(self.err(e.span, "`np.outer` of arrays that are not 1-dimensional is not supported"));
+        }
+        let ta = SVal::strong(a.tmpl.clone());
+        let tb = SVal::strong(subst_ph(&b.tmpl, &|_| ph_expr(1)));
+        let r = ops::arith(BinOpAst::Mul, ta, tb).map_err(|m| self.err(e.span, m))?;
+        Ok(Val::Array(Arr {
+            elem: r.ty(),
+            shape: vec![a.shape[0].clone(), b.shape[0].clone()],
+            bounds: vec![a.bounds[0].clone(), b.bounds[0].clone()],
+            tmpl: r.e,
+            view: false,
+            text: e.text.clone(),
+        }))
+    }
+
+    fn temp_base(&self, d: &Deferred) -> String {
+        match &d.op {
+            DefOp::Reduce { op, arg, .. } => match ident_of(&arg.text) {
+                Some(n) => format!("{}_{n}", op.name()),
+                None => op.name().to_string(),
+            },
+            DefOp::MatMul { a, b } => match (ident_of(&a.text), ident_of(&b.text)) {
+                (Some(x), Some(y)) => format!("{x}{y}"),
+                _ => "dot".to_string(),
+            },
+            DefOp::Fresh { .. } => "tmp".to_string(),
+        }
+    }
+
+    /// Computes a deferred value into a temporary and returns it.
+    pub fn force(&mut self, d: Deferred) -> R<Val> {
+        let base = self.temp_base(&d);
+        if d.shape.is_empty() {
+            let name = self.fresh_temp(&base);
+            let span = self.span;
+            let v = self.f.add_var(name, Type::Scalar(d.elem), VarRole::Temp, span);
+            self.compute_into_scalar(v, &d)?;
+            return Ok(Val::Scalar(SVal::strong(Expr::var(v, d.elem))));
+        }
+        let dest = self.new_array(&base, d.elem, &d.shape, &d.bounds, VarRole::Temp)?;
+        self.compute_into_view(&dest, &d)?;
+        Ok(Val::Array(Arr { text: d.text.clone(), ..dest }))
+    }
+
+    /// A full reduction or a vector dot product into the scalar local `target`.
+    pub fn compute_into_scalar(&mut self, target: VarId, d: &Deferred) -> R<()> {
+        let span = self.span;
+        let elem = self.ty_of(target);
+        let place = Place::scalar(target);
+        match &d.op {
+            DefOp::Reduce { op, arg, .. } => {
+                let (init, acc) = red_init(*op, elem);
+                self.emit_kind(StmtKind::Assign { target: place.clone(), value: init });
+                let rank = arg.rank();
+                let (dims, idx) = self.map_dims(arg);
+                let value = ops::cast(SVal::strong(arg.at(&idx)), elem).e;
+                self.pop_names(rank);
+                let body =
+                    vec![Stmt::new(StmtKind::Accumulate { target: place.clone(), op: acc, value, shared: true }, span)];
+                self.emit_kind(StmtKind::Map(Map { dims, body }));
+                if *op == RedOp::Mean {
+                    let count = arg.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(x.clone()));
+                    let value = Expr::var(target, elem).div(count.cast(elem));
+                    self.emit_kind(StmtKind::Assign { target: place, value });
+                }
+                Ok(())
+            }
+            DefOp::MatMul { a, b } => {
+                self.emit_kind(StmtKind::Assign { target: place.clone(), value: zero(elem) });
+                let k = self.index_name();
+                let kv = self.add_index(k);
+                let ke = Expr::var(kv, Scalar::I64);
+                let value = product(a.at(std::slice::from_ref(&ke)), b.at(&[ke]), elem);
+                self.pop_names(1);
+                let body =
+                    vec![Stmt::new(StmtKind::Accumulate { target: place, op: AccOp::Add, value, shared: false }, span)];
+                let stop = crate::sym::canon(&a.shape[0]);
+                self.emit_kind(StmtKind::Loop(Loop { var: kv, start: Expr::int(0), stop, step: Expr::int(1), body }));
+                Ok(())
+            }
+            DefOp::Fresh { .. } => Err(self.err(span, "internal: a fresh array has no scalar value")),
+        }
+    }
+
+    /// Computes a deferred array value into the view `dest` (same shape).
+    pub fn compute_into_view(&mut self, dest: &Arr, d: &Deferred) -> R<()> {
+        let span = self.span;
+        let elem = dest.elem;
+        match &d.op {
+            DefOp::Fresh { init: None } => Ok(()),
+            DefOp::Fresh { init: Some(v) } => {
+                let v = ops::cast(SVal::strong(v.clone()), elem).e;
+                self.emit_store_map(dest, v, false)
+            }
+            DefOp::Reduce { op, arg, axes, keepdims } => {
+                let rank = dest.rank();
+                let (dims, didx) = self.map_dims(dest);
+                let place = match self.place_of(dest, &didx) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.pop_names(rank);
+                        return Err(e);
+                    }
+                };
+                let (init, acc) = red_init(*op, elem);
+                // Sequential loops over the reduced axes.
+                let mut loops = Vec::new();
+                let mut arg_idx = Vec::new();
+                let mut kept = 0usize;
+                for a in 0..arg.rank() {
+                    if axes.contains(&a) {
+                        let name = self.index_name();
+                        let v = self.add_index(name);
+                        let ve = Expr::var(v, Scalar::I64);
+                        let ext = crate::sym::canon(&arg.shape[a]);
+                        match arg.unit_offset(a) {
+                            Some(r) if r.as_int() != Some(0) => {
+                                let stop = crate::sym::canon(&r.clone().add(ext));
+                                arg_idx.push(crate::sym::canon(&ve.sub(r.clone())));
+                                loops.push((v, r, stop));
+                            }
+                            _ => {
+                                arg_idx.push(ve);
+                                loops.push((v, Expr::int(0), ext));
+                            }
+                        }
+                        if *keepdims {
+                            kept += 1;
+                        }
+                    } else {
+                        arg_idx.push(didx.get(kept).cloned().unwrap_or_else(|| Expr::int(0)));
+                        kept += 1;
+                    }
+                }
+                let value = ops::cast(SVal::strong(arg.at(&arg_idx)), elem).e;
+                self.pop_names(rank + loops.len());
+                let mut inner = vec![Stmt::new(
+                    StmtKind::Accumulate { target: place.clone(), op: acc, value, shared: false },
+                    span,
+                )];
+                for (v, start, stop) in loops.into_iter().rev() {
+                    inner = vec![Stmt::new(
+                        StmtKind::Loop(Loop { var: v, start, stop, step: Expr::int(1), body: inner }),
+                        span,
+                    )];
+                }
+                let mut body = vec![Stmt::new(StmtKind::Assign { target: place.clone(), value: init }, span)];
+                body.extend(inner);
+                if *op == RedOp::Mean {
+                    let count = axes.iter().fold(Expr::int(1), |acc, a| acc.mul(arg.shape[*a].clone()));
+                    let value = place.to_expr(elem).div(crate::sym::canon(&count).cast(elem));
+                    body.push(Stmt::new(StmtKind::Assign { target: place, value }, span));
+                }
+                self.emit_kind(StmtKind::Map(Map { dims, body }));
+                Ok(())
+            }
+            DefOp::MatMul { a, b } => {
+                let rank = dest.rank();
+                let (dims, didx) = self.map_dims(dest);
+                let place = match self.place_of(dest, &didx) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.pop_names(rank);
+                        return Err(e);
+                    }
+                };
+                let k = self.index_name();
+                let kv = self.add_index(k);
+                let ke = Expr::var(kv, Scalar::I64);
+                let ai: Vec<Expr> = if a.rank() == 2 { vec![didx[0].clone(), ke.clone()] } else { vec![ke.clone()] };
+                let bi: Vec<Expr> =
+                    if b.rank() == 2 { vec![ke.clone(), didx[didx.len() - 1].clone()] } else { vec![ke.clone()] };
+                let value = product(a.at(&ai), b.at(&bi), elem);
+                self.pop_names(rank + 1);
+                let stop = crate::sym::canon(&a.shape[a.rank() - 1]);
+                let acc = Stmt::new(
+                    StmtKind::Accumulate { target: place.clone(), op: AccOp::Add, value, shared: false },
+                    span,
+                );
+                let body = vec![
+                    Stmt::new(StmtKind::Assign { target: place, value: zero(elem) }, span),
+                    Stmt::new(
+                        StmtKind::Loop(Loop {
+                            var: kv,
+                            start: Expr::int(0),
+                            stop,
+                            step: Expr::int(1),
+                            body: vec![acc],
+                        }),
+                        span,
+                    ),
+                ];
+                self.emit_kind(StmtKind::Map(Map { dims, body }));
+                Ok(())
+            }
+        }
+    }
+}
+
+fn zero(t: Scalar) -> Expr {
+    if t.is_float() {
+        Expr::float(0.0, t)
+    } else {
+        Expr::int(0).cast(t)
+    }
+}
+
+fn product(a: Expr, b: Expr, elem: Scalar) -> Expr {
+    ops::cast(SVal::strong(a), elem).e.mul(ops::cast(SVal::strong(b), elem).e)
+}
+
+fn red_init(op: RedOp, t: Scalar) -> (Expr, AccOp) {
+    let f = |v: f64| if t.is_float() { Expr::float(v, t) } else { Expr::int(v as i64) };
+    match op {
+        RedOp::Sum | RedOp::Mean => (f(0.0), AccOp::Add),
+        RedOp::Prod => (f(1.0), AccOp::Mul),
+        RedOp::Max => (if t.is_float() { Expr::float(f64::NEG_INFINITY, t) } else { Expr::int(i64::MIN) }, AccOp::Max),
+        RedOp::Min => (if t.is_float() { Expr::float(f64::INFINITY, t) } else { Expr::int(i64::MAX) }, AccOp::Min),
+    }
+}

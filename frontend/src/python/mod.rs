@@ -1,0 +1,166 @@
+//! The Python/NumPy frontend: tree-sitter parse → small AST (`ast`, `parse`) →
+//! parameter types (`types`: argument specs and annotations; `infer`: inference from
+//! use) → lowering of the entry function to one IR function (`lower` statements,
+//! `expr` expressions, `calls` NumPy functions and inlined helpers, `store`
+//! assignments, `deferred` reductions and matrix products, `finish` signature and
+//! clean-up). `value` holds the lazy array values that make one vectorised statement
+//! one fused `Map`; `shapes` compares and unifies symbolic extents.
+//!
+//! Supported: one or more `def`s (helpers are inlined; they may mutate their array
+//! arguments and return values or tuples), module-level numeric constants, `for ... in
+//! range(...)`, `if`/`elif`/`else`, scalar locals, element/slice/whole-array
+//! assignment and `+= -= *= /=`, basic indexing (integers, slices with any constant
+//! step, negative literals, `None`/`np.newaxis`, `...`), NumPy broadcasting, boolean
+//! masks as assignment targets (`s[s <= 0.1] = 1.0`), ufuncs and `math` functions,
+//! `np.where`/`np.clip`/`np.flip`/`.T`, reductions (`np.sum`, `mean`, `max`, `min`,
+//! `prod`, with `axis`/`keepdims`, also as methods), array creation (`np.zeros`, ...,
+//! `*_like`, `copy`), and matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`,
+//! ranks 1 and 2) lowered to loops.
+//!
+//! Not supported (diagnosed): `while`, `break`, `continue`, comprehensions, lambdas,
+//! classes, `*args`/`**kwargs`, `global`, `with`, `try`, integer-array indexing,
+//! boolean masks outside assignment targets, reshaping, early `return`, shapes that
+//! depend on loop variables (for arrays the source creates; temporaries use bounds).
+
+mod ast;
+mod calls;
+mod deferred;
+mod expr;
+mod finish;
+mod infer;
+mod lower;
+mod names;
+mod ops;
+mod parse;
+mod shapes;
+mod store;
+mod types;
+mod value;
+
+use adjc_ir::{Diagnostic, Module, Span};
+use std::collections::BTreeSet;
+
+/// Options of the Python frontend.
+#[derive(Clone, Debug, Default)]
+pub struct PythonOptions {
+    /// The function to compile; default: the only `def`, else the last one.
+    pub entry: Option<String>,
+    /// Parameter types, e.g. `A: float64[N, M]`, `alpha: float64`, `N: int`; they take
+    /// precedence over annotations and inference.
+    pub arg_specs: Vec<String>,
+}
+
+/// How many times lowering restarts to widen scalar locals (one per widened local).
+const MAX_ATTEMPTS: usize = 64;
+
+/// Stack for the recursive descent over deeply nested (or hostile) input.
+const STACK_SIZE: usize = 256 << 20;
+
+/// Lowers the entry function of a Python file to an IR module holding that one function
+/// (helper functions are inlined).
+///
+/// Runs on a thread with a large stack, so that deeply nested input is reported rather
+/// than overflowing, and so that a bug cannot unwind into the caller: it becomes an
+/// internal-error diagnostic.
+pub fn lower_python(file: &str, source: &str, opts: &PythonOptions) -> Result<Module, Diagnostic> {
+    let (file_s, source_s, opts_c) = (file.to_string(), source.to_string(), opts.clone());
+    let worker = std::thread::Builder::new()
+        .name("adjc-python-frontend".into())
+        .stack_size(STACK_SIZE)
+        .spawn(move || lower_python_here(&file_s, &source_s, &opts_c));
+    match worker {
+        Ok(handle) => match handle.join() {
+            Ok(r) => r,
+            Err(_) => Err(Diagnostic::error(Span::NONE, "internal error: the Python frontend crashed on this input")
+                .with_help("please report this together with the source file")),
+        },
+        // No thread available: lower on the caller's stack.
+        Err(_) => lower_python_here(file, source, opts),
+    }
+}
+
+fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<Module, Diagnostic> {
+    let m = parse::parse_module(source)?;
+    if m.funcs.is_empty() {
+        return Err(Diagnostic::error(Span::NONE, format!("no function definition found in `{file}`"))
+            .with_help("adjc compiles a Python file containing at least one `def`"));
+    }
+    let entry = match &opts.entry {
+        Some(name) => m.func(name).ok_or_else(|| {
+            let names: Vec<String> = m.funcs.iter().map(|f| format!("`{}`", f.name)).collect();
+            Diagnostic::error(Span::NONE, format!("function `{name}` not found in `{file}`"))
+                .with_help(format!("functions in this file: {}", names.join(", ")))
+        })?,
+        None => m.funcs.last().ok_or_else(|| Diagnostic::error(Span::NONE, "no function"))?,
+    };
+    let mut specs = Vec::new();
+    for s in &opts.arg_specs {
+        let spec = types::parse_arg_spec(s)?;
+        if specs.iter().any(|x: &types::ArgSpec| x.name == spec.name) {
+            return Err(Diagnostic::error(
+                Span::NONE,
+                format!("the parameter `{}` is given two argument specs", spec.name),
+            ));
+        }
+        specs.push(spec);
+    }
+    if let Ok(params) = &entry.params {
+        for s in &specs {
+            if !params.iter().any(|p| p.name == s.name) {
+                let names: Vec<String> = params.iter().map(|p| format!("`{}`", p.name)).collect();
+                return Err(Diagnostic::error(
+                    entry.name_span,
+                    format!(
+                        "the argument spec `{}` names `{}`, but `{}` has no such parameter",
+                        s.text, s.name, entry.name
+                    ),
+                )
+                .with_help(format!("parameters of `{}`: {}", entry.name, names.join(", "))));
+            }
+        }
+    }
+    let reserved = identifiers(source);
+    let body = entry.body.clone()?;
+    let mut hints = lower::Hints::new();
+    for _ in 0..MAX_ATTEMPTS {
+        let attempt = lower::Lowerer::new(&m, entry, &specs, &hints, &reserved).and_then(|mut lw| {
+            lw.lower_block(&body)?;
+            lw.finish()
+        });
+        match attempt {
+            Ok(f) => {
+                if let Err(e) = adjc_ir::validate::validate(&f) {
+                    return Err(Diagnostic::error(
+                        e.span,
+                        format!("internal error: the Python frontend produced invalid IR: {}", e.message),
+                    )
+                    .with_help("please report this together with the source file"));
+                }
+                return Ok(Module { file: file.to_string(), source: source.to_string(), functions: vec![f] });
+            }
+            Err(lower::Fail::Diag(d)) => return Err(d),
+            Err(lower::Fail::Retype { key, ty }) => {
+                hints.insert(key, ty);
+            }
+        }
+    }
+    Err(Diagnostic::error(entry.name_span, "internal error: the types of local variables did not settle"))
+}
+
+/// Every identifier-like word of the source (generated names avoid them).
+fn identifiers(source: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut cur = String::new();
+    for c in source.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            if !cur.starts_with(|c: char| c.is_ascii_digit()) {
+                out.insert(std::mem::take(&mut cur));
+            } else {
+                cur.clear();
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,184 @@
+//! Extent comparison for broadcasting. Extents the frontend invented for unannotated
+//! parameters (`A_n0`, or `N` named by `N = A.shape[0]`) are *inferred*: when
+//! broadcasting requires two extents to be equal and one side can be solved for an
+//! inferred extent, the two are unified (a substitution applied to the whole function at
+//! the end) instead of being reported as a mismatch.
+
+use crate::sym::{self, Lin};
+use adjc_ir::{Expr, VarId};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Default)]
+pub struct Shapes {
+    inferred: BTreeSet<VarId>,
+    /// Solved inferred extents; right-hand sides never mention solved variables.
+    subst: BTreeMap<VarId, Expr>,
+}
+
+impl Shapes {
+    pub fn mark_inferred(&mut self, v: VarId) {
+        self.inferred.insert(v);
+    }
+
+    pub fn is_solved(&self, v: VarId) -> bool {
+        self.subst.contains_key(&v)
+    }
+
+    pub fn apply(&self, e: &Expr) -> Expr {
+        if self.subst.is_empty() {
+            return e.clone();
+        }
+        sym::substitute(e, &|v| self.subst.get(&v).cloned())
+    }
+
+    pub fn lin(&self, e: &Expr) -> Lin {
+        Lin::from_expr(&self.apply(e))
+    }
+
+    /// The extent in canonical form after unification.
+    pub fn norm(&self, e: &Expr) -> Expr {
+        sym::canon(&self.apply(e))
+    }
+
+    pub fn same(&self, a: &Expr, b: &Expr) -> bool {
+        self.lin(a) == self.lin(b)
+    }
+
+    pub fn is_one(&self, e: &Expr) -> bool {
+        self.lin(e).as_const() == Some(1)
+    }
+
+    /// The broadcast of two extents, unifying inferred extents where that makes them equal.
+    /// `allowed` says which variables a solution may mention (parameters).
+    pub fn broadcast(&mut self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> Option<Expr> {
+        let (la, lb) = (self.lin(a), self.lin(b));
+        if la == lb {
+            return Some(a.clone());
+        }
+        if la.as_const() == Some(1) {
+            return Some(b.clone());
+        }
+        if lb.as_const() == Some(1) {
+            return Some(a.clone());
+        }
+        if self.equate(a, b, allowed) {
+            Some(a.clone())
+        } else {
+            None
+        }
+    }
+
+    /// Makes `a` and `b` equal by solving for an inferred extent; false if they are (or
+    /// may be) different.
+    pub fn equate(&mut self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> bool {
+        let (la, lb) = (self.lin(a), self.lin(b));
+        if la == lb {
+            return true;
+        }
+        let Some(diff) = la.sub(&lb) else { return false };
+        if diff.has_opaque() {
+            // Same non-linear structure (`(A_n0 + 1) // 2` vs `(B_n0 + 1) // 2`): unify the
+            // differing linear parts.
+            let mut pairs = Vec::new();
+            if !same_structure(&self.apply(a), &self.apply(b), &mut pairs) || pairs.is_empty() || pairs.len() > 8 {
+                return false;
+            }
+            // Only renamings (`A_n0` for `B_n0`): an offset inside a non-linear expression
+            // (`(B_n0 + 1) // 2 = A_n0 // 2`) does not determine the extents.
+            for (x, y) in &pairs {
+                let Some(d) = self.lin(x).sub(&self.lin(y)) else { return false };
+                let unit: Vec<i64> = d.terms.values().copied().collect();
+                if d.c != 0 || d.has_opaque() || unit.len() != 2 || unit.iter().sum::<i64>() != 0 || unit[0].abs() != 1
+                {
+                    return false;
+                }
+            }
+            for (x, y) in pairs {
+                if !self.equate_linear(&x, &y, allowed) {
+                    return false;
+                }
+            }
+            return self.lin(a) == self.lin(b);
+        }
+        self.solve(diff, allowed)
+    }
+
+    fn equate_linear(&mut self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> bool {
+        let (la, lb) = (self.lin(a), self.lin(b));
+        if la == lb {
+            return true;
+        }
+        match la.sub(&lb) {
+            Some(diff) if !diff.has_opaque() => self.solve(diff, allowed),
+            _ => false,
+        }
+    }
+
+    fn solve(&mut self, diff: Lin, allowed: &dyn Fn(VarId) -> bool) -> bool {
+        // Solve for the most recently created inferred extent with a unit coefficient.
+        let candidate = diff.vars().into_iter().rev().find(|v| self.inferred.contains(v) && diff.coeff(*v).abs() == 1);
+        let Some(x) = candidate else { return false };
+        let mut rest = diff.clone();
+        let c = rest.take(x);
+        // c * x + rest = 0  =>  x = -rest / c
+        let Some(solution) = rest.scale(-c) else { return false };
+        if solution.vars().iter().any(|v| !allowed(*v)) {
+            return false;
+        }
+        let sol = solution.to_expr();
+        for e in self.subst.values_mut() {
+            *e = sym::canon(&sym::substitute(e, &|v| if v == x { Some(sol.clone()) } else { None }));
+        }
+        self.subst.insert(x, sol);
+        true
+    }
+}
+
+/// Whether `a` and `b` have the same tree shape outside their linear integer parts;
+/// collects the linear parts that differ.
+fn same_structure(a: &Expr, b: &Expr, pairs: &mut Vec<(Expr, Expr)>) -> bool {
+    use adjc_ir::ExprKind as K;
+    let la = Lin::from_expr(a);
+    let lb = Lin::from_expr(b);
+    if !la.has_opaque() && !lb.has_opaque() {
+        if la != lb {
+            pairs.push((a.clone(), b.clone()));
+        }
+        return true;
+    }
+    match (&a.kind, &b.kind) {
+        (K::Binary(o1, a1, a2), K::Binary(o2, b1, b2)) if o1 == o2 => {
+            same_structure(a1, b1, pairs) && same_structure(a2, b2, pairs)
+        }
+        (K::Unary(o1, a1), K::Unary(o2, b1)) if o1 == o2 => same_structure(a1, b1, pairs),
+        (K::Cast(a1), K::Cast(b1)) if a.ty == b.ty => same_structure(a1, b1, pairs),
+        _ => sym::key(a) == sym::key(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adjc_ir::Scalar;
+
+    #[test]
+    fn unifies_inferred_extents_through_offsets() {
+        let mut s = Shapes::default();
+        let (a, b, n) = (VarId(0), VarId(1), VarId(2));
+        s.mark_inferred(a);
+        s.mark_inferred(b);
+        let va = Expr::var(a, Scalar::I64);
+        let vb = Expr::var(b, Scalar::I64);
+        let vn = Expr::var(n, Scalar::I64);
+        assert!(s.equate(&vb.clone().sub(Expr::int(2)), &va.clone().sub(Expr::int(2)), &|_| true));
+        assert!(s.same(&va, &vb));
+        // Declared extents are never unified.
+        assert!(!s.equate(&vn, &vn.clone().sub(Expr::int(1)), &|_| true));
+        // Constants: 1 broadcasts, others must match.
+        assert!(s.broadcast(&Expr::int(1), &vn, &|_| true).is_some());
+        assert!(s.broadcast(&Expr::int(3), &Expr::int(4), &|_| true).is_none());
+        // An inferred extent can become a constant.
+        assert!(s.equate(&va, &Expr::int(5), &|_| true));
+        assert_eq!(s.lin(&vb).as_const(), Some(5));
+    }
+}

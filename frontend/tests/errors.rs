@@ -1,0 +1,164 @@
+//! Unsupported or wrong input gives one diagnostic with the right message and position.
+
+mod common;
+use common::*;
+
+/// Asserts the message contains `msg` and the span starts at `line:col`.
+fn expect(src: &str, msg: &str, line: u32, col: u32) -> adjc_ir::Diagnostic {
+    let d = lower_err(src);
+    assert!(d.message.contains(msg), "message `{}` does not contain `{msg}`", d.message);
+    assert_eq!((d.span.line, d.span.col), (line, col), "position of `{}`", d.message);
+    d
+}
+
+#[test]
+fn syntax_errors_point_at_the_broken_statement() {
+    expect("def f(x):\n    return x +* 2\n", "syntax error", 2, 5);
+    expect("def f(x:\n    return x\n", "syntax error", 1, 1);
+    expect("def f(x):\n    y = (x + 1\n", "syntax error", 2, 5);
+}
+
+#[test]
+fn unsupported_statements() {
+    expect("def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n", "`while` loops are not supported", 2, 5);
+    expect("def f(A):\n    for i in range(3):\n        break\n", "`break` is not supported", 3, 9);
+    expect("def f(A):\n    for i in range(3):\n        continue\n", "`continue` is not supported", 3, 9);
+    expect("X = 1\ndef f(A):\n    global X\n", "`global` is not supported", 3, 5);
+    expect("def f(A):\n    with g() as h:\n        pass\n", "`with` is not supported", 2, 5);
+    expect("def f(A):\n    try:\n        pass\n    except E:\n        pass\n", "`try` is not supported", 2, 5);
+    expect("class K:\n    pass\n\ndef f(A):\n    pass\n", "classes are not supported", 1, 1);
+    expect("def f(A):\n    for i, j in g():\n        pass\n", "unsupported loop target", 2, 9);
+    expect("def f(A):\n    for a in A:\n        pass\n", "unsupported loop over `A`", 2, 14);
+}
+
+#[test]
+fn unsupported_expressions() {
+    expect("def f(A):\n    return [a * 2 for a in A]\n", "comprehensions are not supported", 2, 12);
+    expect("def f(A):\n    g = lambda x: x\n", "lambdas are not supported", 2, 9);
+    expect("def f(A, *args):\n    pass\n", "`*args` parameters are not supported", 1, 10);
+    expect("def f(A, **kw):\n    pass\n", "`**kw` parameters are not supported", 1, 10);
+    let d = expect(
+        "import numpy as np\ndef f(x: 'float64[N]'):\n    return np.fft.fft(x)\n",
+        "`np.fft.fft` is not supported",
+        3,
+        12,
+    );
+    assert!(d.help.unwrap_or_default().contains("np.exp"));
+    expect("def f(x: 'float64[N]'):\n    return x.foo\n", "the attribute `.foo` is not supported", 2, 12);
+    expect("def f(x: 'float64[N]'):\n    return x.reshape(2, 3)\n", "`.reshape()` is not supported", 2, 12);
+    expect("def f(x: 'float64[N]'):\n    y = g(x)\n", "unknown function `g`", 2, 9);
+}
+
+#[test]
+fn indexing_errors() {
+    expect("def f(x, idx):\n    x[:] = x[idx[:]]\n", "integer array `idx[:]`", 2, 14);
+    expect(
+        "def f(x: 'float64[N]', y: 'float64[N]'):\n    return x[y > 0]\n",
+        "boolean mask indexing `[y > 0]` is only supported as an assignment target",
+        2,
+        14,
+    );
+    expect("def f(A: 'float64[N]'):\n    return A[0, 1]\n", "too many indices", 2, 12);
+    expect("def f(A: 'float64[N]'):\n    A[0.5] = 1\n", "an array index must be an integer", 2, 7);
+    expect("def f(A: 'float64[N]', s: int):\n    A[::s] = 1\n", "slice steps must be integer constants", 2, 7);
+}
+
+#[test]
+fn shape_mismatches_are_reported_with_extents() {
+    let d = expect(
+        "def f(A: 'float64[N]', B: 'float64[N]'):\n    return A[1:] + B\n",
+        "shape mismatch: `A[1:]` has extent N - 1, `B` has extent N",
+        2,
+        12,
+    );
+    assert!(d.help.is_some());
+    expect(
+        "def f(A: 'float64[N]', B: 'float64[M]'):\n    A[:] = B\n",
+        "shape mismatch: `A[:]` has extent N, `B` has extent M",
+        2,
+        5,
+    );
+    expect("def f(A: 'float64[4]', B: 'float64[5]'):\n    C = A * B\n", "`A` has extent 4, `B` has extent 5", 2, 9);
+    expect("def f(A: 'float64[N, M]', x: 'float64[K]'):\n    return A @ x\n", "shape mismatch in `A @ x`", 2, 12);
+    expect(
+        "def f(A: 'float64[N, M]', x: 'float64[N]'):\n    x[:] = A\n",
+        "cannot assign `A` (2 dimensions) to `x[:]`",
+        2,
+        5,
+    );
+}
+
+#[test]
+fn control_flow_errors() {
+    expect("def f(A: 'float64[N]'):\n    for i in range(3):\n        return A[i]\n", "early `return`", 3, 9);
+    expect("def f(A: 'float64[N]'):\n    return A\n    A[0] = 1\n", "`return` must be the last statement", 2, 5);
+    expect(
+        "def f(A: 'float64[N]'):\n    for i in range(3):\n        i = 2\n",
+        "the loop variable `i` is assigned inside its loop",
+        3,
+        9,
+    );
+    expect(
+        "def f(A: 'float64[N]'):\n    for i in range(3):\n        pass\n    return A[i]\n",
+        "not available after its loop",
+        4,
+        14,
+    );
+    expect(
+        "def f(A: 'float64[N]'):\n    for i in range(0, 3, 0):\n        pass\n",
+        "`range` step cannot be zero",
+        2,
+        14,
+    );
+    expect("def f(A: 'float64[N]'):\n    if A > 0:\n        pass\n", "the condition of an `if` must be a scalar", 2, 8);
+    expect(
+        "def f(A: 'float64[N]'):\n    u = A\n    for i in range(3):\n        v = u * 2\n        u = v\n",
+        "`u` refers to a different array in each iteration",
+        3,
+        5,
+    );
+    expect("def g(x):\n    return g(x)\n\ndef f(A: 'float64[N]'):\n    return g(A)\n", "recursive call of `g`", 2, 12);
+    expect(
+        "def f(A: 'float64[N]'):\n    for i in range(3):\n        t = np.zeros(i)\n",
+        "depends on loop variables",
+        3,
+        9,
+    );
+    expect("def f(A: 'float64[N]'):\n    return undefined_thing + 1\n", "undefined name `undefined_thing`", 2, 12);
+}
+
+#[test]
+fn file_and_option_errors() {
+    let d = lower_err("");
+    assert!(d.message.contains("no function definition found"), "{}", d.message);
+    assert!(lower_err("# only a comment\nX = 1\n").message.contains("no function definition"));
+    let d = lower_err_with("def f(A):\n    A[0] = 1\n", &specs(&["B: float64[N]"]));
+    assert!(d.message.contains("names `B`, but `f` has no such parameter"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (1, 5));
+    let d = lower_err_with("def f(A):\n    A[0] = 1\n", &specs(&["A float64"]));
+    assert!(d.message.contains("cannot read the argument spec"), "{}", d.message);
+    let d = lower_err_with(
+        "def f(A):\n    A[0] = 1\n",
+        &adjc_frontend::PythonOptions { entry: Some("g".into()), arg_specs: vec![] },
+    );
+    assert!(d.message.contains("function `g` not found"), "{}", d.message);
+    let d = lower_err("def f(A, B):\n    C = A @ B\n");
+    assert!(d.message.contains("cannot infer the number of dimensions of `A`"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (1, 7));
+}
+
+#[test]
+fn errors_in_unused_functions_do_not_matter() {
+    let src = "def unused(x):\n    while x:\n        pass\n\ndef f(A):\n    A[0] = 1.0\n";
+    let m = lower(src);
+    assert_eq!(m.functions[0].name, "f");
+}
+
+#[test]
+fn diagnostics_render_with_source_line() {
+    let src = "def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n";
+    let d = lower_err(src);
+    let text = d.render("k.py", src);
+    assert!(text.starts_with("k.py:2:5: error: `while` loops are not supported\n"), "{text}");
+    assert!(text.contains("help: rewrite it as a `for ... in range(...)` loop"), "{text}");
+}

@@ -1,0 +1,8 @@
+# expect: 7:13: `return`
+import numpy as np
+
+def kernel(A, N):
+    for i in range(N):
+        if i > 2:
+            return A
+        A[i] = A[i] + 1.0
