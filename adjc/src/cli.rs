@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
-#[command(name = "adjc", version, about = "Reverse-mode automatic differentiation of NumPy kernels to readable C/OpenMP")]
+#[command(
+    name = "adjc",
+    version,
+    about = "Reverse-mode automatic differentiation of NumPy kernels to readable C/OpenMP"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -71,9 +75,9 @@ pub struct CheckArgs {
     /// Relative tolerance of the dot-product test (default 1e-6 for float64, 1e-2 for float32).
     #[arg(long)]
     pub tol: Option<f64>,
-    /// Finite-difference step.
-    #[arg(long, default_value_t = 1e-6)]
-    pub step: f64,
+    /// Finite-difference step (default 1e-6 for float64, 1e-3 for float32).
+    #[arg(long)]
+    pub step: Option<f64>,
     /// Seed of the random inputs, directions and weights.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -92,7 +96,11 @@ pub struct CheckArgs {
 #[derive(Debug)]
 pub enum CliError {
     /// A problem in the user's source, located in it.
-    Source { file: String, source: String, diag: adjc_ir::Diagnostic },
+    Source {
+        file: String,
+        source: String,
+        diag: adjc_ir::Diagnostic,
+    },
     /// Bad flags or values on the command line.
     Usage(String),
     /// The check ran and found a discrepancy (or could not build).

@@ -9,8 +9,12 @@ use crate::cli::{CliError, CliResult};
 pub fn render(name: &str, source: &'static str, ctx: Value) -> CliResult<String> {
     let fail = |e: minijinja::Error| CliError::Io(format!("internal error in template {name}: {e}"));
     let mut env = Environment::new();
-    let syntax =
-        SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).keep_trailing_newline(true).build().map_err(fail)?;
+    let syntax = SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .keep_trailing_newline(true)
+        .build()
+        .map_err(fail)?;
     env.set_syntax(syntax);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.add_template(name, source).map_err(fail)?;

@@ -34,7 +34,8 @@ fn direct_mentions(s: &Stmt, v: VarId) -> bool {
 
 fn mentions_outside_maps(b: &Block, v: VarId) -> bool {
     b.iter().any(|s| {
-        direct_mentions(s, v) || (!matches!(s.kind, StmtKind::Map(_)) && s.blocks().iter().any(|c| mentions_outside_maps(c, v)))
+        direct_mentions(s, v)
+            || (!matches!(s.kind, StmtKind::Map(_)) && s.blocks().iter().any(|c| mentions_outside_maps(c, v)))
     })
 }
 
@@ -97,7 +98,10 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
             let w = ad.f.add_var(name, Type::Scalar(ty), VarRole::Adjoint(*ret), Span::NONE);
             rename_in_block(&mut rev, *sb, w);
             let init = if seeded { Expr::var(*sb, ty) } else { zero(ty) };
-            prefix.push(Stmt::assign(Place::scalar(w), init, span).with_note(format!("working copy of the seed {}", ad.name(*sb))));
+            prefix.push(
+                Stmt::assign(Place::scalar(w), init, span)
+                    .with_note(format!("working copy of the seed {}", ad.name(*sb))),
+            );
         }
     }
 
@@ -174,6 +178,26 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
         }
     }
     allocs.extend(ad.ad_allocs.iter().copied());
+
+    // A local scalar saved in a loop is also saved before its first assignment (the value
+    // carried into the first iteration is never used, but reading it would be undefined).
+    let mut defined = Vec::new();
+    for (v, _) in ad.stacks.clone() {
+        let var = p.var(v);
+        if !var.ty.is_array() && !p.is_param(v) {
+            let zero = match var.ty.elem() {
+                Scalar::Bool => Expr::boolean(false),
+                Scalar::I64 => Expr::int(0),
+                ty => zero(ty),
+            };
+            defined.push(
+                Stmt::assign(Place::scalar(v), zero, span)
+                    .with_note(format!("{} gets a value before it is first saved on its tape", var.name)),
+            );
+        }
+    }
+    defined.extend(fwd);
+    let fwd = defined;
 
     let mut reverse = prefix;
     reverse.extend(rev);

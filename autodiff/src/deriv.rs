@@ -116,14 +116,8 @@ mod tests {
     use adjc_ir::{Function, Intrinsic, Scalar, Span, Type, VarRole};
 
     fn setup() -> (Function, VarId, VarId) {
-        let mut f = Function {
-            name: "t".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-        };
+        let mut f =
+            Function { name: "t".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
         let x = f.add_var("x", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
         let c = f.add_var("c", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
         (f, x, c)
@@ -138,10 +132,7 @@ mod tests {
             .mul(Expr::var(c, Scalar::F64));
         let ps = partials(&e, &|v| v == x);
         assert_eq!(ps.len(), 1);
-        assert_eq!(
-            adjc_ir::print::expr_str(&f, &ps[0].d),
-            "c * sin(x) * exp(x) + c * exp(x) * cos(x)"
-        );
+        assert_eq!(adjc_ir::print::expr_str(&f, &ps[0].d), "c * sin(x) * exp(x) + c * exp(x) * cos(x)");
     }
 
     #[test]

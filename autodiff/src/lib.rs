@@ -57,8 +57,9 @@ pub struct Adjoint {
 /// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
 /// cannot be differentiated (or without span for a bad option).
 pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnostic> {
-    adjc_ir::validate::validate(primal)
-        .map_err(|e| Diagnostic::error(e.span, format!("internal error: invalid IR given to autodiff: {}", e.message)))?;
+    adjc_ir::validate::validate(primal).map_err(|e| {
+        Diagnostic::error(e.span, format!("internal error: invalid IR given to autodiff: {}", e.message))
+    })?;
     let (wrt, of) = options::resolve(primal, opts)?;
     let prep = prep::prepare(&primal.body)?;
     let active = activity::analyse(primal, &prep.body, &wrt, &of);

@@ -23,12 +23,12 @@
 //! the whole adjoint (the first-argument convention of `max`), unless the value before the
 //! map already was the result.
 
-use crate::reverse::{Ad, Env, Fail, R};
 use crate::minmax::Nest;
+use crate::reverse::{Ad, Env, Fail, R};
 use crate::shared::injective;
 use crate::util::{at_line, block_writes, expr_vars, reads, same_index, write_places, writes, zero, VarSet};
-use std::collections::BTreeMap;
 use adjc_ir::*;
+use std::collections::BTreeMap;
 
 /// A statement of a map body with its recomputation decision.
 pub(crate) struct PStmt<'a> {
@@ -62,13 +62,7 @@ pub(crate) fn sequentialize(s: &Stmt) -> Stmt {
     let inner = seq_block(&m.body);
     let nest = m.dims.iter().rev().fold(inner, |body, d| {
         vec![Stmt::new(
-            StmtKind::Loop(Loop {
-                var: d.var,
-                start: d.start.clone(),
-                stop: d.stop.clone(),
-                step: Expr::int(1),
-                body,
-            }),
+            StmtKind::Loop(Loop { var: d.var, start: d.start.clone(), stop: d.stop.clone(), step: Expr::int(1), body }),
             s.span,
         )]
     });
@@ -96,11 +90,9 @@ fn seq_block(b: &Block) -> Block {
 /// A map whose body is a single shared `max=`/`min=` into a scalar.
 fn shared_minmax(m: &Map) -> Option<(&Place, AccOp, &Expr)> {
     match m.body.as_slice() {
-        [Stmt { kind: StmtKind::Accumulate { target, op: op @ (AccOp::Max | AccOp::Min), value, shared: true }, .. }]
-            if target.is_scalar() && !value.mentions(target.var) =>
-        {
-            Some((target, *op, value))
-        }
+        [Stmt {
+            kind: StmtKind::Accumulate { target, op: op @ (AccOp::Max | AccOp::Min), value, shared: true }, ..
+        }] if target.is_scalar() && !value.mentions(target.var) => Some((target, *op, value)),
         _ => None,
     }
 }
@@ -306,11 +298,10 @@ impl Ad<'_> {
                 StmtKind::Map(_) => Err(Fail::Seq),
                 StmtKind::If { cond, .. } if !self.is_reeval(cond) => Err(Fail::Seq),
                 StmtKind::Loop(inner) => self.check_loop_bounds(t, inner).map_err(Fail::from),
-                StmtKind::Call(_) | StmtKind::Push { .. } | StmtKind::Pop { .. } => Err(Diagnostic::error(
-                    t.span,
-                    "this statement cannot be differentiated inside a parallel map",
-                )
-                .into()),
+                StmtKind::Call(_) | StmtKind::Push { .. } | StmtKind::Pop { .. } => {
+                    Err(Diagnostic::error(t.span, "this statement cannot be differentiated inside a parallel map")
+                        .into())
+                }
                 _ => Ok(()),
             };
         });
@@ -396,10 +387,7 @@ impl Ad<'_> {
                 let (tc, tr) = self.gen_block(pt, seen, ctx, false)?;
                 let (ec, er) = self.gen_block(pe, seen, ctx, false)?;
                 if !tc.is_empty() || !ec.is_empty() {
-                    c.push(Stmt::new(
-                        StmtKind::If { cond: decision.clone(), then_body: tc, else_body: ec },
-                        s.span,
-                    ));
+                    c.push(Stmt::new(StmtKind::If { cond: decision.clone(), then_body: tc, else_body: ec }, s.span));
                 }
                 if !tr.is_empty() || !er.is_empty() {
                     r.push(Stmt::new(StmtKind::If { cond: decision, then_body: tr, else_body: er }, s.span));
@@ -462,12 +450,13 @@ impl Ad<'_> {
         let x = nest.target.var;
         let ty = self.elem(x);
         let fin = self.temp(&format!("{}_fin", self.name(x)), ty, true);
-        let read_fin = Stmt::assign(Place::scalar(fin), nest.target.to_expr(ty), s.span)
-            .with_note(format!("the {} the loop{} computed", crate::minmax::opname(nest.op), at_line(s.span)));
-        let early = !ps.keep
-            && ctx.owned.contains(&x)
-            && !ctx.undo.contains(&x)
-            && later.is_some_and(|w| !w.contains(&x));
+        let read_fin = Stmt::assign(Place::scalar(fin), nest.target.to_expr(ty), s.span).with_note(format!(
+            "the {} the loop{} computed",
+            crate::minmax::opname(nest.op),
+            at_line(s.span)
+        ));
+        let early =
+            !ps.keep && ctx.owned.contains(&x) && !ctx.undo.contains(&x) && later.is_some_and(|w| !w.contains(&x));
         let mut c = Vec::new();
         let mut r = Vec::new();
         if early {
@@ -508,9 +497,9 @@ impl Ad<'_> {
                 bound.insert(l.var);
             }
             match &t.kind {
-                StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } | StmtKind::Pop { target, .. } => {
-                    note(target.var, &target.index)
-                }
+                StmtKind::Assign { target, .. }
+                | StmtKind::Accumulate { target, .. }
+                | StmtKind::Pop { target, .. } => note(target.var, &target.index),
                 _ => {}
             }
             t.exprs(&mut |e| {
@@ -550,10 +539,7 @@ impl Ad<'_> {
                     let t = self.rev_inner(then_body)?;
                     let e = self.rev_inner(else_body)?;
                     if !t.is_empty() || !e.is_empty() {
-                        out.push(Stmt::new(
-                            StmtKind::If { cond: cond.clone(), then_body: t, else_body: e },
-                            s.span,
-                        ));
+                        out.push(Stmt::new(StmtKind::If { cond: cond.clone(), then_body: t, else_body: e }, s.span));
                     }
                 }
                 StmtKind::Section { body, .. } => out.extend(self.rev_inner(body)?),

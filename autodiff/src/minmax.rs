@@ -105,14 +105,17 @@ impl Ad<'_> {
             .iter()
             .zip(&wins)
             .map(|(l, w)| {
-                let start = if l.start.vars().iter().any(|v| bound.contains(v)) { Expr::int(0) } else { l.start.clone() };
+                let start =
+                    if l.start.vars().iter().any(|v| bound.contains(v)) { Expr::int(0) } else { l.start.clone() };
                 Stmt::assign(Place::scalar(*w), start, span)
             })
             .collect();
         then_body.push(search.with_note(format!("the first iteration that reached the {opn}")));
         let pb = Place::element(self.adj_of(nest.target.var), nest.target.index.clone());
         let seed = pb.to_expr(ty);
-        let at_win = |e: &Expr| bound.iter().zip(&wins).fold(e.clone(), |e, (k, w)| e.substitute(*k, &Expr::var(*w, Scalar::I64)));
+        let at_win = |e: &Expr| {
+            bound.iter().zip(&wins).fold(e.clone(), |e, (k, w)| e.substitute(*k, &Expr::var(*w, Scalar::I64)))
+        };
         for mut p in self.partials(nest.value) {
             p.d = at_win(&p.d);
             p.index = p.index.iter().map(at_win).collect();
@@ -127,12 +130,15 @@ impl Ad<'_> {
             },
             span,
         )
-        .with_note(format!("the adjoint goes to the winning value unless the value before the loop was already the {opn}")))
+        .with_note(format!(
+            "the adjoint goes to the winning value unless the value before the loop was already the {opn}"
+        )))
     }
 
     /// Primal variables the reduction's reverse code reads.
     pub fn ar_minmax(&self, nest: &Nest) -> VarSet {
-        let mut out: VarSet = nest.loops.iter().flat_map(|l| [&l.start, &l.stop, &l.step]).flat_map(|e| e.vars()).collect();
+        let mut out: VarSet =
+            nest.loops.iter().flat_map(|l| [&l.start, &l.stop, &l.step]).flat_map(|e| e.vars()).collect();
         out.extend(expr_vars(nest.value));
         out.extend(index_vars(&nest.target.index));
         out.insert(nest.target.var);

@@ -41,10 +41,7 @@ fn pick(
 ) -> Result<Vec<VarId>, Diagnostic> {
     let Some(req) = requested else {
         if allowed.is_empty() {
-            return Err(Diagnostic::error(
-                f.span,
-                format!("`{}` has no float {what} to differentiate", f.name),
-            ));
+            return Err(Diagnostic::error(f.span, format!("`{}` has no float {what} to differentiate", f.name)));
         }
         return Ok(allowed);
     };
@@ -60,7 +57,10 @@ fn pick(
             None => {
                 let mut d = Diagnostic::error(
                     Span::NONE,
-                    format!("unknown {flag} variable `{name}`; the function's float {what} are: {}", names(f, &allowed)),
+                    format!(
+                        "unknown {flag} variable `{name}`; the function's float {what} are: {}",
+                        names(f, &allowed)
+                    ),
                 );
                 if let Some(p) = f.params.iter().find(|p| &f.var(p.var).name == name) {
                     let v = f.var(p.var);

@@ -426,15 +426,15 @@ impl<'p> Ad<'p> {
                 let b = self.temp("branch", Scalar::Bool, false);
                 let pop = Stmt::new(StmtKind::Pop { tape, target: Place::scalar(b) }, s.span)
                     .with_note("the branch the forward sweep took");
-                let rev = Stmt::new(
-                    StmtKind::If { cond: Expr::var(b, Scalar::Bool), then_body: rt, else_body: re },
-                    s.span,
-                );
+                let rev =
+                    Stmt::new(StmtKind::If { cond: Expr::var(b, Scalar::Bool), then_body: rt, else_body: re }, s.span);
                 Ok((vec![plain_if(ft, fe)], vec![pop, rev]))
             }
             StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
-            StmtKind::Call(_) => Err(Diagnostic::error(s.span, "library calls are not supported by autodiff yet").into()),
+            StmtKind::Call(_) => {
+                Err(Diagnostic::error(s.span, "library calls are not supported by autodiff yet").into())
+            }
             StmtKind::Push { .. } | StmtKind::Pop { .. } => {
                 Err(Diagnostic::error(s.span, "the primal function already uses tapes").into())
             }

@@ -74,13 +74,14 @@ pub(crate) fn build(p: &Function, active: &VarSet, of: &[VarId]) -> Signature {
             (Intent::In, _, _) => {
                 (Intent::InOut, format!("adjoint of {n}: on exit incremented by ∂L/∂{n} (zero it before the call)"))
             }
-            (Intent::InOut, _, _) if seeded => (
-                Intent::InOut,
-                format!("adjoint of {n}: on entry the seed ∂L/∂{n}(final); on exit ∂L/∂{n}(initial)"),
-            ),
+            (Intent::InOut, _, _) if seeded => {
+                (Intent::InOut, format!("adjoint of {n}: on entry the seed ∂L/∂{n}(final); on exit ∂L/∂{n}(initial)"))
+            }
             (Intent::InOut, _, _) => (
                 Intent::InOut,
-                format!("adjoint of {n}: ignored on entry (the final {n} is not differentiated); on exit ∂L/∂{n}(initial)"),
+                format!(
+                    "adjoint of {n}: ignored on entry (the final {n} is not differentiated); on exit ∂L/∂{n}(initial)"
+                ),
             ),
             (Intent::Out, _, _) if seeded => {
                 (Intent::InOut, format!("adjoint of {n}: on entry the seed ∂L/∂{n}; zero on exit"))

@@ -56,7 +56,9 @@ pub(crate) fn write_places(b: &Block, var: VarId) -> Vec<(Place, bool)> {
     fn go(b: &Block, var: VarId, in_loop: bool, out: &mut Vec<(Place, bool)>) {
         for s in b {
             match &s.kind {
-                StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } | StmtKind::Pop { target, .. }
+                StmtKind::Assign { target, .. }
+                | StmtKind::Accumulate { target, .. }
+                | StmtKind::Pop { target, .. }
                     if target.var == var =>
                 {
                     out.push((target.clone(), in_loop))

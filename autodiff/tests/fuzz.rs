@@ -21,6 +21,9 @@ struct Gen {
     i: VarId,
     k: VarId,
     tt: Vec<VarId>,
+    j: VarId,
+    m: VarId,
+    tmp: VarId,
 }
 
 /// Where an expression is evaluated: which reads are allowed.
@@ -109,7 +112,7 @@ impl Gen {
     }
     fn stmt(&mut self, depth: u32) -> Stmt {
         let n = self.b.v(self.n);
-        let kind = self.pick(&[0, 0, 1, 2, 3, 4, 5, 6, 7]);
+        let kind = self.pick(&[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
         match kind {
             0 => {
                 let w = self.pick(&self.writable.clone());
@@ -168,10 +171,119 @@ impl Gen {
                 let e = sin(self.b.ld(z, vec![kv]) * fi * 0.1 + self.b.ld(z, vec![iv.clone()]));
                 let mut body = Vec::new();
                 if self.coin(0.6) {
-                    body.push(assign(at(w, vec![iv.clone()]), self.expr(1, At::Map { w: Some(w), tmp: false, no_s: false })));
+                    body.push(assign(
+                        at(w, vec![iv.clone()]),
+                        self.expr(1, At::Map { w: Some(w), tmp: false, no_s: false }),
+                    ));
                 }
                 body.push(lp(self.k, int(0), n, 1, vec![acc(at(w, vec![iv]), op, e, false)]));
                 map(vec![(self.i, int(1), self.b.v(self.n) - 1)], body)
+            }
+            8 => {
+                // `if` inside a map body: on the input (evaluated again) or on a private temp.
+                let w = self.pick(&self.writable.clone());
+                let iv = self.b.v(self.i);
+                let e1 = self.expr(2, At::Map { w: Some(w), tmp: false, no_s: false });
+                let e2 = self.expr(2, At::Map { w: Some(w), tmp: true, no_s: false });
+                let e3 = self.expr(2, At::Map { w: Some(w), tmp: true, no_s: false });
+                let on_input = self.coin(0.5);
+                let c = if on_input {
+                    self.b.ld(self.a, vec![iv.clone()]).cmp(BinOp::Gt, f64c(1.0))
+                } else {
+                    self.b.v(self.t).cmp(BinOp::Gt, f64c(self.rng.uniform(0.0, 1.5)))
+                };
+                let then_w = self.write(at(w, vec![iv.clone()]), e2);
+                map(
+                    vec![(self.i, int(1), n - 1)],
+                    vec![assign(sc(self.t), e1), if_(c, vec![then_w], vec![assign(at(w, vec![iv]), e3)])],
+                )
+            }
+            9 => {
+                // An integer counter indexing backwards.
+                let w = self.pick(&self.writable.clone());
+                let (jv, kv) = (self.b.v(self.j), self.b.v(self.k));
+                let x = self.pick(&[self.a, w]);
+                let e = tanh(self.b.ld(w, vec![jv.clone()]) * self.b.ld(x, vec![kv.clone()]));
+                let st = self.write(at(w, vec![jv.clone()]), e);
+                let nv = self.b.v(self.n);
+                Stmt::new(
+                    adjc_ir::StmtKind::Section {
+                        title: "counter".into(),
+                        body: vec![
+                            assign(sc(self.j), nv - 1),
+                            lp(self.k, int(0), n, 1, vec![st, assign(sc(self.j), jv - 1)]),
+                        ],
+                    },
+                    adjc_ir::Span::NONE,
+                )
+            }
+            10 => {
+                // A backward recurrence with a negative step.
+                let w = self.pick(&self.writable.clone());
+                let kv = self.b.v(self.k);
+                let e = tanh(
+                    self.b.ld(w, vec![kv.clone() + 1]) * self.b.ld(self.a, vec![kv.clone()])
+                        + self.b.ld(w, vec![kv.clone()]),
+                );
+                let st = self.write(at(w, vec![kv]), e);
+                lp(self.k, n - 2, int(-1), -1, vec![st])
+            }
+            11 => {
+                // A parallel max/min into a scalar, then used.
+                let op = self.pick(&[AccOp::Max, AccOp::Min]);
+                let e = self.expr(2, At::Map { w: None, tmp: false, no_s: false });
+                let init = if op == AccOp::Max { f64::NEG_INFINITY } else { f64::INFINITY };
+                let sv = self.b.v(self.s);
+                let mv = self.b.v(self.m);
+                Stmt::new(
+                    adjc_ir::StmtKind::Section {
+                        title: "reduce".into(),
+                        body: vec![
+                            assign(sc(self.m), f64c(init)),
+                            map(vec![(self.i, int(1), n - 1)], vec![acc(sc(self.m), op, e, true)]),
+                            assign(sc(self.s), sv + tanh(mv)),
+                        ],
+                    },
+                    adjc_ir::Span::NONE,
+                )
+            }
+            12 => {
+                // A local temporary array, filled then consumed.
+                let w = self.pick(&self.writable.clone());
+                let e1 = self.expr(2, At::Map { w: None, tmp: false, no_s: false });
+                let iv = self.b.v(self.i);
+                let tv = self.b.ld(self.tmp, vec![iv.clone()]);
+                let e2 = tanh(tv) * self.b.ld(w, vec![iv.clone()]);
+                let st = self.write(at(w, vec![iv.clone()]), e2);
+                Stmt::new(
+                    adjc_ir::StmtKind::Section {
+                        title: "temp".into(),
+                        body: vec![
+                            map(vec![(self.i, int(1), n.clone() - 1)], vec![assign(at(self.tmp, vec![iv]), e1)]),
+                            map(vec![(self.i, int(1), n - 1)], vec![st]),
+                        ],
+                    },
+                    adjc_ir::Span::NONE,
+                )
+            }
+            13 => {
+                // A sequential max over the whole array into the scalar.
+                let x = self.pick(&[self.a, self.writable[0], self.writable[1]]);
+                let kv = self.b.v(self.k);
+                let e = sin(self.b.ld(x, vec![kv]) * 3.0);
+                let sv = self.b.v(self.s);
+                let mv = self.b.v(self.m);
+                Stmt::new(
+                    adjc_ir::StmtKind::Section {
+                        title: "seqmax".into(),
+                        body: vec![
+                            assign(sc(self.m), sv * 0.1),
+                            lp(self.k, int(0), n, 1, vec![acc(sc(self.m), AccOp::Max, e, false)]),
+                            assign(sc(self.s), mv * 0.5 + tanh(self.b.v(self.s))),
+                        ],
+                    },
+                    adjc_ir::Span::NONE,
+                )
             }
             _ if depth > 0 => {
                 let body = (0..self.pick(&[1, 2, 3])).map(|_| self.stmt(depth - 1)).collect();
@@ -195,13 +307,17 @@ fn kernel(seed: u64) -> Function {
     let t = b.temp("t", F64);
     let (i, k) = (b.index("i"), b.index("k"));
     let tt = (0..3).map(|d| b.index(&format!("t{d}"))).collect();
-    let mut g = Gen { rng: Rng::new(seed), b, n, a, writable: vec![bb, c], alpha, s, t, i, k, tt };
-    let mut body = vec![assign(sc(s), g.b.v(alpha) * 0.5)];
+    let j = b.local("j", I64);
+    let m = b.local("m", F64);
+    let tmp = b.temp("T", array(Scalar::F64, vec![E(adjc_ir::Expr::var(n, Scalar::I64))]));
+    let mut g = Gen { rng: Rng::new(seed), b, n, a, writable: vec![bb, c], alpha, s, t, i, k, tt, j, m, tmp };
+    let mut body = vec![alloc(tmp), assign(sc(s), g.b.v(alpha) * 0.5)];
     for _ in 0..g.pick(&[2, 3, 4, 5]) {
         body.push(g.stmt(2));
     }
     let (sv, av) = (g.b.v(s), g.b.v(alpha));
     body.push(assign(sc(ret), sv * av));
+    body.push(free(tmp));
     let _ = Intrinsic::Exp;
     g.b.finish(body)
 }
@@ -211,11 +327,27 @@ fn random_kernels_pass_the_dot_product_test() {
     let count: u64 = std::env::var("ADJC_FUZZ").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
     for seed in 0..count {
         let f = kernel(seed);
+        let mut rng = Rng::new(seed ^ 0xabcdef);
+        let subset = |rng: &mut Rng, all: &[&str]| -> Option<Vec<String>> {
+            if rng.uniform(0.0, 1.0) < 0.6 {
+                return None;
+            }
+            let v: Vec<String> = all.iter().filter(|_| rng.uniform(0.0, 1.0) < 0.5).map(|s| s.to_string()).collect();
+            if v.is_empty() {
+                None
+            } else {
+                Some(v)
+            }
+        };
+        let opts = adjc_autodiff::AdOptions {
+            wrt: subset(&mut rng, &["alpha", "A", "B", "C"]),
+            of: subset(&mut rng, &["B", "C", "ret"]),
+        };
         let res = std::panic::catch_unwind(|| {
-            check_with(&f, &Default::default(), &[("N", Value::Int(6))], 0.5, 1.5);
+            check_with(&f, &opts, &[("N", Value::Int(6))], 0.5, 1.5);
         });
         if res.is_err() {
-            panic!("seed {seed} failed; primal:\n{}", adjc_ir::print::print_function(&f));
+            panic!("seed {seed} failed ({opts:?}); primal:\n{}", adjc_ir::print::print_function(&f));
         }
     }
 }

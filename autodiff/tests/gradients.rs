@@ -89,7 +89,8 @@ fn recurrence_in_loop() {
 
 #[test]
 fn loops_with_steps() {
-    for (start, stop, step) in [(10, 0, -1), (9, -1, -2), (0, 9, 2), (1, 10, 3), (0, 0, 1), (5, 9, -2), (2, 3, 4), (7, 2, 1)]
+    for (start, stop, step) in
+        [(10, 0, -1), (9, -1, -2), (0, 9, 2), (1, 10, 3), (0, 0, 1), (5, 9, -2), (2, 3, 4), (7, 2, 1)]
     {
         check(&k::stepped(start, stop, step), &[n(12)]);
     }

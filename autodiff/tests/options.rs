@@ -64,7 +64,13 @@ fn unknown_and_integer_names_are_diagnostics() {
 fn wrt_and_of_subsets() {
     // Only B's final value is differentiated: A_b is ignored on entry (the checker passes
     // junk there) and still receives dL/dA(initial).
-    let out = check_with(&k::jacobi_1d(true), &opts(Some(&["A"]), Some(&["B"])), &[("N", Value::Int(7)), ("TSTEPS", Value::Int(3))], 0.5, 1.5);
+    let out = check_with(
+        &k::jacobi_1d(true),
+        &opts(Some(&["A"]), Some(&["B"])),
+        &[("N", Value::Int(7)), ("TSTEPS", Value::Int(3))],
+        0.5,
+        1.5,
+    );
     let f = &out.adjoint.function;
     let doc = f.params.iter().find(|p| f.var(p.var).name == "A_b").unwrap().doc.clone();
     assert!(doc.contains("ignored on entry"), "{doc}");
@@ -110,10 +116,7 @@ fn unsupported_statements_point_at_their_line() {
             int(0),
             b.v(n2),
             1,
-            vec![
-                assign(sc(ret), b.v(ret) * b.ld(x, vec![int(0)]) + 1.0),
-                assign(sc(n2), b.v(n2) - 1),
-            ],
+            vec![assign(sc(ret), b.v(ret) * b.ld(x, vec![int(0)]) + 1.0), assign(sc(n2), b.v(n2) - 1)],
         ),
     ];
     let f = b.finish(body);

@@ -1,4 +1,5 @@
 """Great-circle distance between two sets of points on the unit sphere (haversine)."""
+# adjc check: --sizes N=50
 import numpy as np
 
 

@@ -1,4 +1,5 @@
 """Dense-layer activations plus a bias broadcast over the rows, followed by ReLU."""
+# adjc check: --sizes N=6,M=5
 import numpy as np
 
 

@@ -1,4 +1,5 @@
 """Element-wise activation chain: softplus, a sigmoid gate, then tanh."""
+# adjc check: --sizes N=16
 import numpy as np
 
 

@@ -1,4 +1,5 @@
 """Sum of tanh over the diagonal of a matrix, added to every element."""
+# adjc check: --sizes a_n0=8,a_n1=8
 import numpy as np
 
 

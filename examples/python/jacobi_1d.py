@@ -1,4 +1,5 @@
 """1-D Jacobi stencil: TSTEPS sweeps of a 3-point average, ping-ponging between A and B."""
+# adjc check: --sizes A_n0=30,TSTEPS=5
 
 
 def jacobi_1d(TSTEPS, A, B):

@@ -1,4 +1,5 @@
 """Row and column statistics: sums, means and maxima along an axis, kept for broadcasting."""
+# adjc check: --sizes n=6,m=7
 import numpy as np
 
 

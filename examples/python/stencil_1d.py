@@ -1,4 +1,5 @@
 """One sweep of a weighted 3-point stencil over the interior of a 1-D field."""
+# adjc check: --sizes u_n0=20
 
 
 def stencil_1d(u, out):

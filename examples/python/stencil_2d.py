@@ -1,4 +1,5 @@
 """One explicit 5-point diffusion step on the interior of a 2-D grid."""
+# adjc check: --sizes N=9,M=8
 
 
 def stencil_2d(A, B, alpha):

@@ -1,4 +1,5 @@
 """Mean and standard deviation of every column, returned as a tuple."""
+# adjc check: --sizes n=7,m=5
 import numpy as np
 
 

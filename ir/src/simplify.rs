@@ -46,6 +46,22 @@ pub(crate) fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
             return Expr::new(ExprKind::Const(Literal::Int(v)), Scalar::I64, span);
         }
     }
+    // Float constant folding: IEEE arithmetic on two literals gives the value the C
+    // compiler would fold to, so `1.0 / 2.0` reads as `0.5` without changing results.
+    if let (Some(a), Some(b)) = (lit_float(&lhs), lit_float(&rhs)) {
+        if lhs.ty == rhs.ty && lhs.ty == Scalar::F64 {
+            let folded = match op {
+                BinOp::Add => Some(a + b),
+                BinOp::Sub => Some(a - b),
+                BinOp::Mul => Some(a * b),
+                BinOp::Div if b != 0.0 => Some(a / b),
+                _ => None,
+            };
+            if let Some(v) = folded.filter(|v| v.is_finite()) {
+                return Expr::new(ExprKind::Const(Literal::Float(v)), lhs.ty, span);
+            }
+        }
+    }
     match op {
         BinOp::Add => {
             if is_zero(&rhs) {

@@ -1,4 +1,4 @@
-# expect: 5:12: integer-array indexing
+# expect: 5:14: integer array `idx` is not supported
 import numpy as np
 
 def kernel(x: "float64[N]", idx: "int64[M]"):

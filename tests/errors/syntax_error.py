@@ -1,4 +1,4 @@
-# expect: 5:
+# expect: 5:5: syntax error
 import numpy as np
 
 def kernel(A):

@@ -1,5 +1,5 @@
-# expect: 5:12: `A.flags`
+# expect: 5:12: `.flags` is not supported
 import numpy as np
 
-def kernel(A):
+def kernel(A: "float64[N]"):
     return A.flags * 2.0

@@ -89,7 +89,9 @@ pub fn fill(dist: &Dist, shape: &[usize], rng: &mut Rng, name: &str) -> CliResul
     let square = |what: &str| -> CliResult<usize> {
         match shape {
             [n, m] if n == m => Ok(*n),
-            _ => Err(CliError::Usage(format!("--init {name}={what} needs a square 2-D array, `{name}` has shape {shape:?}"))),
+            _ => Err(CliError::Usage(format!(
+                "--init {name}={what} needs a square 2-D array, `{name}` has shape {shape:?}"
+            ))),
         }
     };
     Ok(match dist {
@@ -129,7 +131,10 @@ pub fn read_npz(path: &Path) -> CliResult<Vec<(String, Vec<usize>, Vec<f64>)>> {
         let Some(npy) = archive.by_name(&name).map_err(io)? else { continue };
         let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
         if npy.order() != npyz::Order::C {
-            return Err(CliError::Usage(format!("{}: array `{name}` is Fortran-ordered; save it in C order", path.display())));
+            return Err(CliError::Usage(format!(
+                "{}: array `{name}` is Fortran-ordered; save it in C order",
+                path.display()
+            )));
         }
         let dtype = npy.dtype();
         let descr = dtype.descr();

@@ -56,14 +56,18 @@ fn render(t: &Transpiled, plan: &Plan, step: f64) -> CliResult<String> {
         let var = adjoint.var(ap.var);
         match &var.role {
             VarRole::Adjoint(of) => {
-                let k = pos(*of).ok_or_else(|| CliError::CheckFailed(format!("adjoint `{}` of a non-parameter", var.name)))?;
+                let k = pos(*of)
+                    .ok_or_else(|| CliError::CheckFailed(format!("adjoint `{}` of a non-parameter", var.name)))?;
                 has_adjoint[k] = true;
                 let by_value = !var.ty.is_array() && ap.intent == Intent::In;
                 adj_args.push(if by_value { format!("b{k}[0]") } else { format!("b{k}") });
             }
             _ => {
                 let k = pos(ap.var).ok_or_else(|| {
-                    CliError::CheckFailed(format!("adjoint parameter `{}` is not a parameter of the forward function", var.name))
+                    CliError::CheckFailed(format!(
+                        "adjoint parameter `{}` is not a parameter of the forward function",
+                        var.name
+                    ))
                 })?;
                 adj_args.push(primal_arg(&plan.params[k], k));
             }
@@ -75,7 +79,7 @@ fn render(t: &Transpiled, plan: &Plan, step: f64) -> CliResult<String> {
         .enumerate()
         .map(|(k, p)| {
             let count = p.count();
-            Value::from_serialize(&serde_like(k, p, count, has_adjoint[k]))
+            Value::from(serde_like(k, p, count, has_adjoint[k]))
         })
         .collect();
     crate::templates::render(
@@ -94,7 +98,12 @@ fn render(t: &Transpiled, plan: &Plan, step: f64) -> CliResult<String> {
     )
 }
 
-fn serde_like(k: usize, p: &CheckParam, count: usize, adjoint: bool) -> std::collections::BTreeMap<&'static str, Value> {
+fn serde_like(
+    k: usize,
+    p: &CheckParam,
+    count: usize,
+    adjoint: bool,
+) -> std::collections::BTreeMap<&'static str, Value> {
     let mut m = std::collections::BTreeMap::new();
     m.insert("idx", Value::from(k));
     m.insert("name", Value::from(p.name.clone()));
@@ -141,9 +150,10 @@ pub fn compile(dir: &Path, sources: &[&str], exe: &str, openmp: bool) -> CliResu
     run(&mut cmd, &format!("the C compiler (`{cc}`)")).map(|_| ())
 }
 
-pub fn build_and_run(t: &Transpiled, plan: &Plan, dir: &Path, args: &CheckArgs) -> CliResult<Report> {
-    let driver = render(t, plan, args.step)?;
-    std::fs::write(dir.join("check_driver.c"), driver).map_err(|e| CliError::Io(format!("cannot write driver: {e}")))?;
+pub fn build_and_run(t: &Transpiled, plan: &Plan, dir: &Path, args: &CheckArgs, step: f64) -> CliResult<Report> {
+    let driver = render(t, plan, step)?;
+    std::fs::write(dir.join("check_driver.c"), driver)
+        .map_err(|e| CliError::Io(format!("cannot write driver: {e}")))?;
     let source = format!("{}.c", t.stem);
     compile(dir, &[&source, "check_driver.c"], "check_driver", args.openmp)?;
     let exe = dir.join("check_driver");

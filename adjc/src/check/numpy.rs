@@ -95,7 +95,8 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliRes
             outputs => outputs,
         },
     )?;
-    std::fs::write(dir.join("check_numpy.py"), script).map_err(|e| CliError::Io(format!("cannot write script: {e}")))?;
+    std::fs::write(dir.join("check_numpy.py"), script)
+        .map_err(|e| CliError::Io(format!("cannot write script: {e}")))?;
     let out = Command::new(&python)
         .current_dir(dir)
         .args(["check_numpy.py", "inputs.bin", "forward.bin"])

@@ -59,10 +59,7 @@ pub fn total() -> Function {
     let aij = || b.ld(a, vec![b.v(i), b.v(j)]);
     let body = vec![
         assign(sc(ret), f64c(0.0)),
-        map(
-            vec![(i, int(0), b.v(nn)), (j, int(0), b.v(mm))],
-            vec![acc(sc(ret), AccOp::Add, sin(aij()) * aij(), true)],
-        ),
+        map(vec![(i, int(0), b.v(nn)), (j, int(0), b.v(mm))], vec![acc(sc(ret), AccOp::Add, sin(aij()) * aij(), true)]),
     ];
     b.finish(body)
 }
@@ -78,7 +75,13 @@ pub fn rowmax() -> Function {
         vec![(i, int(0), b.v(nn))],
         vec![
             assign(at(ret, vec![b.v(i)]), f64c(f64::NEG_INFINITY)),
-            lp(k, int(0), b.v(mm), 1, vec![acc(at(ret, vec![b.v(i)]), AccOp::Max, b.ld(a, vec![b.v(i), b.v(k)]), false)]),
+            lp(
+                k,
+                int(0),
+                b.v(mm),
+                1,
+                vec![acc(at(ret, vec![b.v(i)]), AccOp::Max, b.ld(a, vec![b.v(i), b.v(k)]), false)],
+            ),
         ],
     )];
     b.finish(body)
@@ -362,7 +365,13 @@ pub fn max_into() -> Function {
     let (i, k) = (b.index("i"), b.index("k"));
     let body = vec![map(
         vec![(i, int(0), b.v(nn))],
-        vec![lp(k, int(0), b.v(mm), 1, vec![acc(at(bb, vec![b.v(i)]), AccOp::Max, b.ld(a, vec![b.v(i), b.v(k)]), false)])],
+        vec![lp(
+            k,
+            int(0),
+            b.v(mm),
+            1,
+            vec![acc(at(bb, vec![b.v(i)]), AccOp::Max, b.ld(a, vec![b.v(i), b.v(k)]), false)],
+        )],
     )];
     b.finish(body)
 }
@@ -425,11 +434,7 @@ pub fn map_if() -> Function {
                 vec![assign(at(y, vec![b.v(i)]), sin(xi()))],
             ),
             assign(sc(t), b.ld(y, vec![b.v(i)]) * 3.0),
-            if_(
-                b.v(t).cmp(BinOp::Gt, f64c(2.5)),
-                vec![assign(sc(t), b.v(t) * b.v(t))],
-                vec![],
-            ),
+            if_(b.v(t).cmp(BinOp::Gt, f64c(2.5)), vec![assign(sc(t), b.v(t) * b.v(t))], vec![]),
             acc(at(y, vec![b.v(i)]), AccOp::Add, b.v(t) * xi(), false),
         ],
     )];
@@ -520,7 +525,13 @@ pub fn softmax() -> Function {
             vec![(i, int(0), b.v(nn))],
             vec![
                 assign(at(mx, vec![b.v(i)]), f64c(f64::NEG_INFINITY)),
-                lp(k, int(0), b.v(mm), 1, vec![acc(at(mx, vec![b.v(i)]), AccOp::Max, b.ld(x, vec![b.v(i), b.v(k)]), false)]),
+                lp(
+                    k,
+                    int(0),
+                    b.v(mm),
+                    1,
+                    vec![acc(at(mx, vec![b.v(i)]), AccOp::Max, b.ld(x, vec![b.v(i), b.v(k)]), false)],
+                ),
             ],
         ),
         map(
@@ -531,7 +542,13 @@ pub fn softmax() -> Function {
             vec![(i, int(0), b.v(nn))],
             vec![
                 assign(at(s, vec![b.v(i)]), f64c(0.0)),
-                lp(k, int(0), b.v(mm), 1, vec![acc(at(s, vec![b.v(i)]), AccOp::Add, b.ld(ret, vec![b.v(i), b.v(k)]), false)]),
+                lp(
+                    k,
+                    int(0),
+                    b.v(mm),
+                    1,
+                    vec![acc(at(s, vec![b.v(i)]), AccOp::Add, b.ld(ret, vec![b.v(i), b.v(k)]), false)],
+                ),
             ],
         ),
         map(
@@ -665,10 +682,7 @@ pub fn fortran_scalars() -> Function {
             int(0),
             b.v(nn),
             1,
-            vec![
-                assign(sc(s), b.v(s) * b.ld(x, vec![b.v(k)]) + 0.1),
-                acc(sc(r), AccOp::Add, b.v(s) * b.v(s), false),
-            ],
+            vec![assign(sc(s), b.v(s) * b.ld(x, vec![b.v(k)]) + 0.1), acc(sc(r), AccOp::Add, b.v(s) * b.v(s), false)],
         ),
     ];
     b.finish(body)
