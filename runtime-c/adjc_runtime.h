@@ -35,13 +35,52 @@
 #define ADJC_OMP(...)
 #endif
 
-/* ---- memory ------------------------------------------------------------------------ */
+/* ---- statistics (only with -DADJC_STATS) ------------------------------------------ */
 
 /*
- * Allocates `count` elements of `size` bytes. Non-positive counts (empty arrays) still get
- * a valid pointer; a size that overflows size_t fails like an exhausted heap (NULL).
+ * Built with -DADJC_STATS, the runtime counts the memory of each call for `adjc bench`:
+ * work arrays (adjc_alloc), tape arrays (adjc_alloc_tape) and the bytes on stack tapes.
+ * Generated code allocates every array at the top of a function and frees it on return,
+ * so a caller that zeroes `adjc_stats` before a call reads that call's peak afterwards.
+ * Exactly one translation unit of the program defines the counters with
+ * ADJC_STATS_DEFINE. Without ADJC_STATS none of this exists: no cost, no symbol.
  */
-static inline void *adjc_alloc(int64_t count, size_t size)
+#ifdef ADJC_STATS
+typedef struct adjc_stats_t {
+    int64_t work_bytes;       /* work arrays allocated */
+    int64_t tape_array_bytes; /* tape arrays allocated */
+    int64_t stack_bytes;      /* values on stack tapes now */
+    int64_t stack_peak;       /* most values on stack tapes at once */
+    int64_t tape_peak;        /* most tape bytes (arrays + stacks) at once */
+} adjc_stats_t;
+extern adjc_stats_t adjc_stats;
+#define ADJC_STATS_DEFINE adjc_stats_t adjc_stats;
+
+/* Critical sections keep the counters exact should a count ever happen in a parallel region. */
+static inline void adjc_stats_add_(int64_t *counter, int64_t bytes)
+{
+    ADJC_OMP(critical(adjc_stats))
+    {
+        *counter += bytes;
+        int64_t tape = adjc_stats.tape_array_bytes + adjc_stats.stack_bytes;
+        if (adjc_stats.stack_bytes > adjc_stats.stack_peak) {
+            adjc_stats.stack_peak = adjc_stats.stack_bytes;
+        }
+        if (tape > adjc_stats.tape_peak) {
+            adjc_stats.tape_peak = tape;
+        }
+    }
+}
+#define ADJC_STATS_ADD_(counter, bytes) adjc_stats_add_(&adjc_stats.counter, (int64_t)(bytes))
+#else
+#define ADJC_STATS_ADD_(counter, bytes) ((void)0)
+#endif
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+/* Non-positive counts (empty arrays) still get a valid pointer; a size that overflows
+ * size_t fails like an exhausted heap (NULL). */
+static inline void *adjc_alloc_(int64_t count, size_t size)
 {
     if (count <= 0 || size == 0) {
         return malloc(1);
@@ -50,6 +89,31 @@ static inline void *adjc_alloc(int64_t count, size_t size)
         return NULL;
     }
     return malloc((size_t)count * size);
+}
+
+static inline int64_t adjc_bytes_(int64_t count, size_t size)
+{
+    return count > 0 ? count * (int64_t)size : 0;
+}
+
+/* Allocates a work array of `count` elements of `size` bytes (free with free()). */
+static inline void *adjc_alloc(int64_t count, size_t size)
+{
+    void *p = adjc_alloc_(count, size);
+    if (p != NULL) {
+        ADJC_STATS_ADD_(work_bytes, adjc_bytes_(count, size));
+    }
+    return p;
+}
+
+/* As adjc_alloc, for a tape array: values the forward sweep saves for the reverse sweep. */
+static inline void *adjc_alloc_tape(int64_t count, size_t size)
+{
+    void *p = adjc_alloc_(count, size);
+    if (p != NULL) {
+        ADJC_STATS_ADD_(tape_array_bytes, adjc_bytes_(count, size));
+    }
+    return p;
 }
 
 /* ---- integer arithmetic with Python semantics -------------------------------------- */
@@ -143,6 +207,7 @@ static inline int adjc_tape_reserve(adjc_tape *t, size_t more)
 
 static inline void adjc_tape_free(adjc_tape *t)
 {
+    ADJC_STATS_ADD_(stack_bytes, -(int64_t)t->size);
     free(t->data);
     t->data = NULL;
     t->size = 0;
@@ -159,6 +224,7 @@ static inline int adjc_push_f64(adjc_tape *t, double v)
     }
     memcpy(t->data + t->size, &v, sizeof v);
     t->size += sizeof v;
+    ADJC_STATS_ADD_(stack_bytes, sizeof v);
     return ADJC_OK;
 }
 
@@ -169,6 +235,7 @@ static inline double adjc_pop_f64(adjc_tape *t)
     if (t->size >= sizeof v) {
         t->size -= sizeof v;
         memcpy(&v, t->data + t->size, sizeof v);
+        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
     }
     return v;
 }
@@ -180,6 +247,7 @@ static inline int adjc_push_f32(adjc_tape *t, float v)
     }
     memcpy(t->data + t->size, &v, sizeof v);
     t->size += sizeof v;
+    ADJC_STATS_ADD_(stack_bytes, sizeof v);
     return ADJC_OK;
 }
 
@@ -190,6 +258,7 @@ static inline float adjc_pop_f32(adjc_tape *t)
     if (t->size >= sizeof v) {
         t->size -= sizeof v;
         memcpy(&v, t->data + t->size, sizeof v);
+        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
     }
     return v;
 }
@@ -201,6 +270,7 @@ static inline int adjc_push_i64(adjc_tape *t, int64_t v)
     }
     memcpy(t->data + t->size, &v, sizeof v);
     t->size += sizeof v;
+    ADJC_STATS_ADD_(stack_bytes, sizeof v);
     return ADJC_OK;
 }
 
@@ -211,6 +281,7 @@ static inline int64_t adjc_pop_i64(adjc_tape *t)
     if (t->size >= sizeof v) {
         t->size -= sizeof v;
         memcpy(&v, t->data + t->size, sizeof v);
+        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
     }
     return v;
 }
@@ -222,6 +293,7 @@ static inline int adjc_push_bool(adjc_tape *t, bool v)
     }
     memcpy(t->data + t->size, &v, sizeof v);
     t->size += sizeof v;
+    ADJC_STATS_ADD_(stack_bytes, sizeof v);
     return ADJC_OK;
 }
 
@@ -232,6 +304,7 @@ static inline bool adjc_pop_bool(adjc_tape *t)
     if (t->size >= sizeof v) {
         t->size -= sizeof v;
         memcpy(&v, t->data + t->size, sizeof v);
+        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
     }
     return v;
 }

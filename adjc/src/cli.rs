@@ -21,6 +21,9 @@ pub enum Command {
     Transpile(TranspileArgs),
     /// Transpile, compile a check driver and compare the adjoint with finite differences.
     Check(CheckArgs),
+    /// Transpile, compile a timing driver with -O3 and time the forward function and the
+    /// adjoint; report the adjoint's tape and work-array memory.
+    Bench(BenchArgs),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -58,10 +61,9 @@ pub struct TranspileArgs {
     pub emit: EmitKind,
 }
 
+/// The values a generated driver runs the kernel on (`check` and `bench`).
 #[derive(Args, Debug, Clone)]
-pub struct CheckArgs {
-    #[command(flatten)]
-    pub transpile: TranspileArgs,
+pub struct InputArgs {
     /// Values of the size and integer parameters, e.g. N=40,TSTEPS=4.
     #[arg(long, value_delimiter = ',', value_name = "NAME=VALUE")]
     pub sizes: Vec<String>,
@@ -72,15 +74,23 @@ pub struct CheckArgs {
     /// Take input values from a NumPy .npz file (arrays named after the parameters).
     #[arg(long)]
     pub inputs: Option<PathBuf>,
+    /// Seed of the random inputs, directions and weights.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    #[command(flatten)]
+    pub values: InputArgs,
     /// Relative tolerance of the dot-product test (default 1e-6 for float64, 1e-2 for float32).
     #[arg(long)]
     pub tol: Option<f64>,
     /// Finite-difference step (default 1e-6 for float64, 1e-3 for float32).
     #[arg(long)]
     pub step: Option<f64>,
-    /// Seed of the random inputs, directions and weights.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Compile the driver with -fopenmp.
     #[arg(long)]
     pub openmp: bool,
@@ -90,6 +100,26 @@ pub struct CheckArgs {
     /// Do not compare the forward function with the Python original.
     #[arg(long)]
     pub no_python: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    #[command(flatten)]
+    pub values: InputArgs,
+    /// Timed calls of the forward function and of the adjoint, each.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Compile with -fopenmp.
+    #[arg(long)]
+    pub openmp: bool,
+    /// OpenMP threads (OMP_NUM_THREADS of the run; needs --openmp).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+    /// Keep the build directory here instead of a temporary one.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
 }
 
 /// Everything that can stop a subcommand.

@@ -4,20 +4,10 @@
 //!
 //! Each example names its check configuration on a line `# adjc check: FLAGS`.
 
+mod common;
+
+use common::{adjc, root, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn adjc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_adjc")).current_dir(root()).args(args).output().expect("run adjc")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 struct Example {
     path: String,

@@ -13,7 +13,7 @@
 //! leaves every primal output as the forward function would.
 
 use crate::reverse::Ad;
-use crate::util::{block_writes, mentions, rename_in_block, same, zero, VarSet};
+use crate::util::{block_writes, rename_in_block, same, stmt_mentions, zero, VarSet};
 use adjc_ir::*;
 
 pub(crate) struct Parts<'a> {
@@ -54,11 +54,11 @@ fn drop_dead_zeroing(b: &mut Block, v: VarId, mut used_after: bool) -> bool {
             continue;
         }
         let in_loop = matches!(b[k].kind, StmtKind::Loop(_) | StmtKind::Map(_));
-        let inner_used = used_after || (in_loop && mentions(&vec![b[k].clone()], v));
+        let inner_used = used_after || (in_loop && stmt_mentions(&b[k], v));
         for c in b[k].blocks_mut() {
             drop_dead_zeroing(c, v, inner_used);
         }
-        used_after |= mentions(&vec![b[k].clone()], v);
+        used_after |= stmt_mentions(&b[k], v);
     }
     used_after
 }

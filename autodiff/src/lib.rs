@@ -1,20 +1,54 @@
 //! # adjc-autodiff: reverse-mode differentiation of adjc IR
 //!
-//! [`reverse`] turns a primal [`Function`] into its adjoint `<name>_b` in the same IR,
+//! `reverse` turns a primal [`Function`] into its adjoint `<name>_b` in the same IR,
 //! Tapenade style (see `/work/shared/design/conventions.md`): the adjoint takes every
 //! primal parameter followed, for each active one, by its adjoint; one call computes the
 //! primal outputs and the gradient.
 //!
-//! The adjoint body has a forward sweep (the primal statements plus tape saves) and a
-//! reverse sweep (the adjoint of every statement in reverse order). The pieces:
+//! ## Layout of the adjoint
 //!
-//! * [`options`]: `--wrt` / `--of` resolution and defaults;
-//! * [`activity`]: which variables need an adjoint;
-//! * [`rules`]: the table of scalar derivatives; [`deriv`] chains it through expressions;
-//! * [`reverse`]: statement reversal and the to-be-recorded analysis;
-//! * [`map`]: reversal of parallel maps (recomputation inside the adjoint map);
-//! * [`tape`]: stack tapes and region tapes; [`shared`]: which adjoint accumulations race;
-//! * [`signature`]: adjoint parameters and their documentation; [`assemble`]: layout.
+//! Allocations first; a `forward sweep` section (the primal statements plus tape saves);
+//! a `reverse sweep` section (the adjoint of every statement, in reverse order); frees
+//! last. Primal outputs that the reverse sweep changes are copied at the end of the
+//! forward sweep and put back at the end, so that outputs hold the forward results.
+//!
+//! ## Ordering rules
+//!
+//! When the reverse sweep reaches statement `S`, memory holds the state right after `S`
+//! (for everything an adjoint still reads). Every adjoint rule reads the operands of `S`
+//! as they were *before* `S`, so the reverse code of `S` is: restore what `S` overwrote
+//! (if taped), then the adjoint of `S`. Accumulations other than `+=` are differentiated
+//! as the assignment they are (`m max= x` is `m = max(m, x)`, exact with the first-argument
+//! tie rule). The only rules that read a value *after* `S` are the reductions of
+//! `minmax` and the parallel `max=` reduction of `map`: they read the final value into
+//! a temporary before restoring.
+//!
+//! ## Tapes (to-be-recorded analysis)
+//!
+//! A forward data flow tracks which current values some adjoint will read; a statement
+//! that overwrites such a value saves it: scalars and single elements on a stack tape
+//! (`x_tape`, push/pop), regions written by a top-level map in a local array (`A_tape`),
+//! regions written by a map inside a loop on a stack tape by a sequential loop nest.
+//! Loop branch decisions that cannot be evaluated again are pushed on `branch_tape` at
+//! the end of the branch.
+//!
+//! ## Maps
+//!
+//! The adjoint of a map is a map over the same space: per iteration, the statements whose
+//! results the adjoint needs are recomputed (iteration-private copies undo what they
+//! overwrite), then the body's adjoints run in reverse. Accumulations that different
+//! iterations may hit are `shared`. A map whose adjoint would need values saved in every
+//! iteration of an inner loop runs as a sequential loop nest instead (stack tapes).
+//!
+//! ## Modules
+//!
+//! * `options`: `--wrt` / `--of` resolution and defaults;
+//! * `activity`: which variables need an adjoint;
+//! * `rules`: the table of scalar derivatives; `deriv` chains it through expressions;
+//! * `reverse`: statement reversal and the to-be-recorded analysis;
+//! * `map`: reversal of parallel maps; `minmax`: `max=`/`min=` reduction loops;
+//! * `tape`: stack tapes and region tapes; `shared`: which adjoint accumulations race;
+//! * `signature`: adjoint parameters and their documentation; `assemble`: layout.
 
 mod activity;
 mod assemble;

@@ -581,7 +581,6 @@ impl Ad<'_> {
         let name = self.name(mvar);
         let mb = self.adj_of(mvar);
         let fin = self.temp(&format!("{name}_fin"), ty, false);
-        let win = self.temp(&format!("{name}_win"), Scalar::I64, false);
         let lin = linear_index(m);
         let opname = if op == AccOp::Max { "maximum" } else { "minimum" };
         rev.push(
@@ -589,56 +588,58 @@ impl Ad<'_> {
                 .with_note(format!("the {opname} the map computed")),
         );
         rev.push(pop);
-        // The first iteration whose value is the result receives the whole adjoint.
-        let find = Stmt::new(
-            StmtKind::Map(Map {
-                dims: m.dims.clone(),
-                body: vec![Stmt::new(
-                    StmtKind::If {
-                        cond: Expr::binary(BinOp::Eq, value.clone(), Expr::var(fin, ty)),
-                        then_body: vec![Stmt::new(
-                            StmtKind::Accumulate {
-                                target: Place::scalar(win),
-                                op: AccOp::Min,
-                                value: lin.clone(),
-                                shared: true,
-                            },
-                            s.span,
-                        )],
-                        else_body: Vec::new(),
-                    },
-                    s.span,
-                )],
-            }),
-            s.span,
-        )
-        .with_note(format!("first iteration (row-major) that reached the {opname}"));
         let seed = Expr::var(mb, ty);
         let mut contribs = Vec::new();
         for p in self.partials(value) {
             contribs.push(self.contribution(&p, &seed, s.span));
         }
-        let vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
-        let mut body = vec![Stmt::new(
-            StmtKind::If {
-                cond: Expr::binary(BinOp::Eq, lin, Expr::var(win, Scalar::I64)),
-                then_body: contribs,
-                else_body: Vec::new(),
-            },
-            s.span,
-        )];
-        crate::shared::mark(&mut body, &vars, &self.private_ad, self.p.vars.len());
-        let give = Stmt::new(StmtKind::Map(Map { dims: m.dims.clone(), body }), s.span);
+        let mut then_body = Vec::new();
+        if !contribs.is_empty() {
+            // The first iteration whose value is the result receives the whole adjoint.
+            let win = self.temp(&format!("{name}_win"), Scalar::I64, false);
+            let find = Stmt::new(
+                StmtKind::Map(Map {
+                    dims: m.dims.clone(),
+                    body: vec![Stmt::new(
+                        StmtKind::If {
+                            cond: Expr::binary(BinOp::Eq, value.clone(), Expr::var(fin, ty)),
+                            then_body: vec![Stmt::new(
+                                StmtKind::Accumulate {
+                                    target: Place::scalar(win),
+                                    op: AccOp::Min,
+                                    value: lin.clone(),
+                                    shared: true,
+                                },
+                                s.span,
+                            )],
+                            else_body: Vec::new(),
+                        },
+                        s.span,
+                    )],
+                }),
+                s.span,
+            )
+            .with_note(format!("first iteration (row-major) that reached the {opname}"));
+            let vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+            let mut body = vec![Stmt::new(
+                StmtKind::If {
+                    cond: Expr::binary(BinOp::Eq, lin, Expr::var(win, Scalar::I64)),
+                    then_body: contribs,
+                    else_body: Vec::new(),
+                },
+                s.span,
+            )];
+            crate::shared::mark(&mut body, &vars, &self.private_ad, self.p.vars.len());
+            then_body.push(Stmt::assign(Place::scalar(win), Expr::int(i64::MAX), s.span));
+            then_body.push(find);
+            then_body.push(Stmt::new(StmtKind::Map(Map { dims: m.dims.clone(), body }), s.span));
+        }
+        then_body.push(Stmt::assign(Place::scalar(mb), zero(ty), s.span));
         rev.push(
             Stmt::new(
                 StmtKind::If {
                     cond: Expr::binary(BinOp::Ne, Expr::var(mvar, ty), Expr::var(fin, ty)),
-                    then_body: vec![
-                        Stmt::assign(Place::scalar(win), Expr::int(i64::MAX), s.span),
-                        find,
-                        give,
-                        Stmt::assign(Place::scalar(mb), zero(ty), s.span),
-                    ],
+                    then_body,
                     else_body: Vec::new(),
                 },
                 s.span,

@@ -78,6 +78,14 @@ impl Ad<'_> {
     pub fn minmax_adjoint(&mut self, nest: &Nest, fin: VarId, private: bool) -> R<Stmt> {
         let span = nest.span;
         let ty = self.elem(nest.target.var);
+        let pb = Place::element(self.adj_of(nest.target.var), nest.target.index.clone());
+        let partials = self.partials(nest.value);
+        let cond = Expr::binary(BinOp::Ne, nest.target.to_expr(ty), Expr::var(fin, ty));
+        if partials.is_empty() {
+            // The values have no derivative: the adjoint just stops unless the old value won.
+            let zero = Stmt::assign(pb, Expr::float(0.0, ty), span);
+            return Ok(Stmt::new(StmtKind::If { cond, then_body: vec![zero], else_body: Vec::new() }, span));
+        }
         let bound: Vec<VarId> = nest.loops.iter().map(|l| l.var).collect();
         let wins: Vec<VarId> =
             bound.iter().map(|k| self.temp(&format!("{}_win", self.name(*k)), Scalar::I64, private)).collect();
@@ -122,15 +130,7 @@ impl Ad<'_> {
             then_body.push(self.contribution(&p, &seed, span));
         }
         then_body.push(Stmt::assign(pb, Expr::float(0.0, ty), span));
-        Ok(Stmt::new(
-            StmtKind::If {
-                cond: Expr::binary(BinOp::Ne, nest.target.to_expr(ty), Expr::var(fin, ty)),
-                then_body,
-                else_body: Vec::new(),
-            },
-            span,
-        )
-        .with_note(format!(
+        Ok(Stmt::new(StmtKind::If { cond, then_body, else_body: Vec::new() }, span).with_note(format!(
             "the adjoint goes to the winning value unless the value before the loop was already the {opn}"
         )))
     }

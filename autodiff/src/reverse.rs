@@ -571,3 +571,28 @@ impl<'p> Ad<'p> {
         ps.iter().map(|p| self.contribution(p, &seed, span)).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reversed_ranges_read_naturally() {
+        let mut f =
+            Function { name: "t".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
+        let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
+        let t = f.add_var("t", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
+        let show = |start: Expr, stop: Expr, step: i64| {
+            let l = Loop { var: t, start, stop, step: Expr::int(step), body: vec![] };
+            let (a, b, c) = reversed_range(&l, &f, Span::NONE).unwrap();
+            let s = |e: &Expr| adjc_ir::print::expr_str(&f, e);
+            format!("range({}, {}, {})", s(&a), s(&b), s(&c))
+        };
+        let nv = || Expr::var(n, Scalar::I64);
+        assert_eq!(show(Expr::int(1), nv(), 1), "range(N - 1, 0, -1)");
+        assert_eq!(show(nv().sub(Expr::int(1)), Expr::int(-1), -1), "range(0, N, 1)");
+        assert_eq!(show(Expr::int(0), nv(), 2), "range((N - 1) // 2 * 2, -2, -2)");
+        let l = Loop { var: t, start: Expr::int(0), stop: nv(), step: nv(), body: vec![] };
+        assert!(reversed_range(&l, &f, Span::NONE).unwrap_err().message.contains("not a constant"));
+    }
+}

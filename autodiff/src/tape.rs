@@ -12,7 +12,7 @@
 //!   reversed nest.
 //!
 //! Whether a value is taped at all is decided by the callers (to-be-recorded analysis in
-//! [`crate::reverse`]).
+//! `crate::reverse`).
 
 use crate::reverse::{Ad, Env};
 use crate::shared::injective;

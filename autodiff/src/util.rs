@@ -155,18 +155,16 @@ pub(crate) fn rename_in_block(b: &mut Block, from: VarId, to: VarId) {
     }
 }
 
-/// Whether `b` mentions `v` anywhere (read, written, bound, tape).
-pub(crate) fn mentions(b: &Block, v: VarId) -> bool {
-    let mut found = false;
-    adjc_ir::walk_stmts(b, &mut |s| {
-        if reads(s).contains(&v) || s.written_var() == Some(v) {
-            found = true;
-        }
-        match &s.kind {
-            StmtKind::Push { tape, .. } | StmtKind::Pop { tape, .. } if *tape == v => found = true,
-            StmtKind::Alloc(x) | StmtKind::Free(x) if *x == v => found = true,
-            _ => {}
-        }
-    });
-    found
+/// Whether `s` (with its nested blocks) mentions `v` anywhere: read, written, bound, tape.
+pub(crate) fn stmt_mentions(s: &Stmt, v: VarId) -> bool {
+    let direct = reads(s).contains(&v)
+        || s.written_var() == Some(v)
+        || match &s.kind {
+            StmtKind::Push { tape, .. } | StmtKind::Pop { tape, .. } => *tape == v,
+            StmtKind::Alloc(x) | StmtKind::Free(x) => *x == v,
+            StmtKind::Loop(l) => l.var == v,
+            StmtKind::Map(m) => m.dims.iter().any(|d| d.var == v),
+            _ => false,
+        };
+    direct || s.blocks().iter().any(|b| b.iter().any(|t| stmt_mentions(t, v)))
 }

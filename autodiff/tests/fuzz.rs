@@ -324,8 +324,10 @@ fn kernel(seed: u64) -> Function {
 
 #[test]
 fn random_kernels_pass_the_dot_product_test() {
-    let count: u64 = std::env::var("ADJC_FUZZ").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    for seed in 0..count {
+    // ADJC_FUZZ=<count> and ADJC_FUZZ_START=<first seed> run longer campaigns.
+    let env = |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    let (start, count) = (env("ADJC_FUZZ_START", 0), env("ADJC_FUZZ", 300));
+    for seed in start..start + count {
         let f = kernel(seed);
         let mut rng = Rng::new(seed ^ 0xabcdef);
         let subset = |rng: &mut Rng, all: &[&str]| -> Option<Vec<String>> {

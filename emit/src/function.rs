@@ -9,7 +9,7 @@ use crate::doc::{self, Failure};
 use crate::names::{self, Rename};
 use crate::{layout, omp};
 use adjc_ir::validate::validate;
-use adjc_ir::{walk_stmts, Diagnostic, Expr, Function, Intent, Span, Stmt, StmtKind, Type, VarId};
+use adjc_ir::{walk_stmts, Diagnostic, Expr, Function, Intent, Span, Stmt, StmtKind, Type, VarId, VarRole};
 use std::collections::BTreeSet;
 
 /// Everything the templates need to write one function.
@@ -106,7 +106,10 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
             let ty = f.var(*v).ty.elem();
             let count = f.var(*v).ty.dims().iter().fold(Expr::int(1), |acc, d| acc.mul(d.extent.clone()));
             let count = cexpr::expr(&cx, &count);
-            allocs.push(format!("    {} *{} = adjc_alloc({count}, sizeof({}));", c_type(ty), cx.name(*v), c_type(ty)));
+            // Tape arrays go through their own allocator so that `adjc bench` can tell the
+            // memory of saved values from that of work arrays (runtime built with ADJC_STATS).
+            let alloc = if f.var(*v).role == VarRole::Tape { "adjc_alloc_tape" } else { "adjc_alloc" };
+            allocs.push(format!("    {} *{} = {alloc}({count}, sizeof({}));", c_type(ty), cx.name(*v), c_type(ty)));
         }
         let test: Vec<String> = arrays.iter().map(|v| format!("{} == NULL", cx.name(*v))).collect();
         allocs.push(format!("    if ({}) {{", test.join(" || ")));

@@ -49,6 +49,8 @@ fn every_sample_compiles_with_and_without_openmp() {
         // Optimisation enables more flow-based warnings (-Wmaybe-uninitialized, ...).
         cc(&dir, &["-O2", "-fopenmp", "-c", &src, "-o", "omp2.o"]);
         cc(&dir, &["-O2", "-c", &src, "-o", "plain2.o"]);
+        // The memory counters of `adjc bench` (runtime built with ADJC_STATS).
+        cc(&dir, &["-O2", "-fopenmp", "-DADJC_STATS", "-c", &src, "-o", "stats.o"]);
     }
 }
 
@@ -71,14 +73,19 @@ fn headers_are_valid_cplusplus() {
 /// Builds `main` with the generated file (optionally with OpenMP, run on 3 threads) and
 /// returns what it prints. `main` exits non-zero on a failed check.
 fn run(stem: &str, files: &CFiles, main: &str, openmp: bool) -> String {
-    let tag = if openmp { "run-omp" } else { "run" };
-    let dir = write(stem, tag, files);
+    run_with(stem, files, main, openmp, &[])
+}
+
+fn run_with(stem: &str, files: &CFiles, main: &str, openmp: bool, extra: &[&str]) -> String {
+    let tag = format!("run{}{}", if openmp { "-omp" } else { "" }, extra.join(""));
+    let dir = write(stem, &tag, files);
     std::fs::write(dir.join("main.c"), main).expect("write main.c");
     let src = format!("{stem}.c");
     let mut args = vec!["-O1", "main.c", src.as_str(), "-o", "main", "-lm"];
     if openmp {
         args.insert(0, "-fopenmp");
     }
+    args.extend_from_slice(extra);
     cc(&dir, &args);
     let out = Command::new(dir.join("main")).env("OMP_NUM_THREADS", "3").output().expect("run main");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
@@ -428,4 +435,65 @@ int main(void)
 "#
     );
     run_both("scopes", &scopes(), &main);
+}
+
+/// With -DADJC_STATS the runtime counts tape arrays, stack-tape bytes and work arrays of a
+/// call exactly; `adjc bench` reports these numbers.
+#[test]
+fn stats_build_counts_tape_and_stack_bytes() {
+    let main = format!(
+        r#"{CHECK}
+#include "kern_b.h"
+#include "adjc_runtime.h"
+ADJC_STATS_DEFINE
+int main(void)
+{{
+    enum {{ N = 8, T = 4 }};
+    double A[N], A_b[N];
+    for (int i = 0; i < N; i++) {{ A[i] = 0.3 + 0.2 * i; A_b[i] = 1.0; }}
+    memset(&adjc_stats, 0, sizeof adjc_stats);
+    if (kern_b(N, T, A, A_b) != ADJC_OK) return 1;
+    check("tape arrays", (double)adjc_stats.tape_array_bytes, N * T * 8.0, 0.0);
+    check("tape peak", (double)adjc_stats.tape_peak, N * T * 8.0, 0.0);
+    check("work", (double)adjc_stats.work_bytes, 0.0, 0.0);
+    check("stack", (double)adjc_stats.stack_peak, 0.0, 0.0);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    let files = emit(&kern_b(), "kern_b");
+    for openmp in [false, true] {
+        assert!(run_with("kern_b", &files, &main, openmp, &["-DADJC_STATS"]).contains("ok"));
+    }
+
+    let main = format!(
+        r#"{CHECK}
+#include "clip_b.h"
+#include "adjc_runtime.h"
+ADJC_STATS_DEFINE
+int main(void)
+{{
+    enum {{ N = 9000 }};
+    static double x[N], x_b[N];
+    double lo = 0.25, lo_b = 0.5;
+    for (int i = 0; i < N; i++) {{ x[i] = sin(i * 0.7); x_b[i] = 1.0; }}
+    memset(&adjc_stats, 0, sizeof adjc_stats);
+    if (clip_b(N, x, x_b, lo, &lo_b) != ADJC_OK) return 1;
+    /* One bool pushed per element, all popped again. */
+    check("stack peak", (double)adjc_stats.stack_peak, N * (double)sizeof(bool), 0.0);
+    check("tape peak", (double)adjc_stats.tape_peak, N * (double)sizeof(bool), 0.0);
+    check("stack now", (double)adjc_stats.stack_bytes, 0.0, 0.0);
+    check("tape arrays", (double)adjc_stats.tape_array_bytes, 0.0, 0.0);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    let files = emit(&clip_b(), "clip_b");
+    for openmp in [false, true] {
+        assert!(run_with("clip_b", &files, &main, openmp, &["-DADJC_STATS"]).contains("ok"));
+    }
 }

@@ -162,3 +162,28 @@ fn diagnostics_render_with_source_line() {
     assert!(text.starts_with("k.py:2:5: error: `while` loops are not supported\n"), "{text}");
     assert!(text.contains("help: rewrite it as a `for ... in range(...)` loop"), "{text}");
 }
+
+#[test]
+fn reshape_and_product_errors() {
+    expect(
+        "import numpy as np\ndef f(A: 'float64[N, M]', K: int):\n    return np.reshape(A, (K, 2))\n",
+        "cannot reshape `A` of shape (N, M) to (K, 2)",
+        3,
+        12,
+    );
+    expect("def f(A: 'float64[N, M]'):\n    return A.reshape(-1, -1)\n", "only one extent of a new shape can be -1", 2, 12);
+    expect("def f(A: 'float64[N, M]', K: int):\n    return A.reshape(K, -1)\n", "cannot infer the `-1` extent", 2, 12);
+    expect(
+        "import numpy as np\ndef f(A: 'float64[B, N, K]', C: 'float64[K, M]'):\n    return np.dot(A, C)\n",
+        "`np.dot` of arrays with more than 2 dimensions is not supported",
+        3,
+        12,
+    );
+    expect(
+        "import numpy as np\ndef f(A: 'float64[N, M]', d: int):\n    return np.std(A, ddof=d)\n",
+        "`ddof` must be an integer constant",
+        3,
+        28,
+    );
+    expect("def f(A: 'float64[N]'):\n    return A.reshape(2, 3, order='F')\n", "only C order", 2, 32);
+}

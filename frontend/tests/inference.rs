@@ -195,3 +195,41 @@ fn entry_selection() {
     let opts = adjc_frontend::PythonOptions { entry: Some("a".into()), arg_specs: vec![] };
     assert_eq!(lower_with(src, &opts).functions[0].name, "a");
 }
+
+#[test]
+fn extents_named_in_a_tuple_of_shape_items_survive_unification() {
+    // hdiff: `K` names the third extent of `out_field`; unifying it with the third extent
+    // of `in_field` must keep the source's name, not the invented one.
+    let src = "
+def k(in_field, out_field):
+    I, J, K = out_field.shape[0], out_field.shape[1], out_field.shape[2]
+    out_field[:, :, :] = in_field[1:I + 1, 1:J + 1, :]
+";
+    let (sig, _) = signature(src, &Default::default());
+    assert_eq!(
+        sig,
+        "in_field_n0: i64 in, in_field_n1: i64 in, I: i64 in, J: i64 in, K: i64 in, \
+         in_field: f64[in_field_n0, in_field_n1, K] in, out_field: f64[I, J, K] inout"
+    );
+}
+
+#[test]
+fn reshape_and_batched_products_give_ranks() {
+    // doitgen: `A[:] = <reshape to 3 extents>` makes A 3-D; C4, multiplied with a stack
+    // of matrices, is a matrix; the reshape extents are integers.
+    let src = "
+import numpy as np
+
+def kernel(NR, NQ, NP, A, C4):
+    A[:] = np.reshape(np.reshape(A, (NR, NQ, 1, NP)) @ C4, (NR, NQ, NP))
+";
+    let (sig, notes) = signature(src, &Default::default());
+    assert_eq!(sig, "NR: i64 in, NQ: i64 in, NP: i64 in, A: f64[NR, NQ, NP] inout, C4: f64[NP, NP] in");
+    assert!(notes.iter().any(|n| n.contains("C4: f64[NP, NP] (a matrix multiplied with a stack of matrices")), "{notes:?}");
+    let src = "
+def kernel(n, m, x, y):
+    y[:, :] = x.reshape(n, m) * 2.0
+";
+    let (sig, _) = signature(src, &Default::default());
+    assert_eq!(sig, "x_n0: i64 in, n: i64 in, m: i64 in, x: f64[x_n0] in, y: f64[n, m] inout");
+}

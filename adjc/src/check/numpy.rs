@@ -7,7 +7,7 @@ use std::process::Command;
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::{context, Value};
 
-use super::Plan;
+use crate::harness::Plan;
 use crate::cli::{CliError, CliResult};
 use crate::pipeline::Transpiled;
 

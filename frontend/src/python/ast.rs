@@ -106,6 +106,31 @@ impl Ex {
             _ => None,
         }
     }
+    /// The direct sub-expressions.
+    pub fn children(&self) -> Vec<&Ex> {
+        match &self.kind {
+            ExKind::Attr(a, _) | ExKind::Unary(_, a) => vec![a],
+            ExKind::Call { func, args, kwargs } => {
+                let mut v: Vec<&Ex> = vec![func];
+                v.extend(args.iter());
+                v.extend(kwargs.iter().map(|(_, x)| x));
+                v
+            }
+            ExKind::Subscript(b, items) => std::iter::once(&**b).chain(items.iter()).collect(),
+            ExKind::Slice(a, b, c) => [a, b, c].into_iter().flatten().map(|x| &**x).collect(),
+            ExKind::Bin(_, a, b) | ExKind::BoolOp(_, a, b) => vec![a, b],
+            ExKind::Compare(a, rest) => std::iter::once(&**a).chain(rest.iter().map(|(_, x)| x)).collect(),
+            ExKind::IfExp(c, a, b) => vec![c, a, b],
+            ExKind::Tuple(items) | ExKind::List(items) => items.iter().collect(),
+            ExKind::Name(_)
+            | ExKind::Int(_)
+            | ExKind::Float(_)
+            | ExKind::Bool(_)
+            | ExKind::NoneLit
+            | ExKind::Str(_)
+            | ExKind::Ellipsis => Vec::new(),
+        }
+    }
     pub fn as_name(&self) -> Option<&str> {
         match &self.kind {
             ExKind::Name(n) => Some(n),

@@ -154,6 +154,15 @@ impl Lowerer<'_> {
             "square" => Box::new(|v: &[SVal]| ops::arith(BinOpAst::Mul, v[0].clone(), v[0].clone())),
             "negative" => Box::new(|v: &[SVal]| Ok(ops::neg(v[0].clone()))),
             "positive" => Box::new(|v: &[SVal]| Ok(v[0].clone())),
+            // NumPy's sign is 0 at 0 (Fortran's `sign` intrinsic is not).
+            "sign" => Box::new(|v: &[SVal]| {
+                let t = v[0].ty();
+                let c = |x: f64| SVal::strong(if t.is_float() { Expr::float(x, t) } else { Expr::int(x as i64) });
+                let zero = c(0.0);
+                let pos = ops::compare(CmpOp::Gt, v[0].clone(), zero.clone());
+                let negv = ops::compare(CmpOp::Lt, v[0].clone(), zero.clone());
+                Ok(ops::select(pos, c(1.0), ops::select(negv, c(-1.0), zero)))
+            }),
             "log10" | "log2" => {
                 let ln = if name == "log10" { std::f64::consts::LN_10 } else { std::f64::consts::LN_2 };
                 Box::new(move |v: &[SVal]| {
@@ -254,7 +263,7 @@ impl Lowerer<'_> {
                 if n == "outer" {
                     self.outer(a, b, &args[0], &args[1], e)
                 } else {
-                    self.matmul(a, b, &args[0], &args[1], e)
+                    self.matmul(a, b, &args[0], &args[1], e, n == "matmul")
                 }
             }
             NpName::Creation(c) => self.creation(c, e, args, kwargs),
@@ -323,6 +332,34 @@ impl Lowerer<'_> {
                     other => Ok(other),
                 }
             }
+            NpName::Reshape => {
+                self.check_kwargs(e, kwargs, &["newshape", "shape", "order"])?;
+                self.c_order_only(kwargs)?;
+                self.arity(e, args, 1, 2)?;
+                let shape_ex = args.get(1).or_else(|| kwarg(kwargs, "newshape")).or_else(|| kwarg(kwargs, "shape"));
+                let Some(shape_ex) = shape_ex else {
+                    return Err(self.err(e.span, format!("`{}` needs a new shape", e.text)));
+                };
+                let v = self.eval(&args[0])?;
+                let arr = self.array_of(v, &args[0])?;
+                let new = self.new_shape(std::slice::from_ref(shape_ex))?;
+                self.reshape(arr, new, e)
+            }
+            NpName::Ravel => {
+                self.check_kwargs(e, kwargs, &["order"])?;
+                self.c_order_only(kwargs)?;
+                self.arity(e, args, 1, 1)?;
+                let v = self.eval(&args[0])?;
+                let arr = self.array_of(v, &args[0])?;
+                self.reshape(arr, vec![None], e)
+            }
+            NpName::Moment(std) => {
+                self.check_kwargs(e, kwargs, &["axis", "keepdims", "ddof"])?;
+                self.arity(e, args, 1, 2)?;
+                let v = self.eval(&args[0])?;
+                let axis = args.get(1).or_else(|| kwarg(kwargs, "axis"));
+                self.moment(std, v, axis, kwarg(kwargs, "keepdims"), kwarg(kwargs, "ddof"), e)
+            }
             NpName::Const(_) => Err(self.err(func.span, format!("`{}` is not callable", func.text))),
             NpName::Unknown => {
                 let msg = if matches!(q, "numpy.dot" | "numpy.matmul") {
@@ -368,7 +405,7 @@ impl Lowerer<'_> {
                 self.arity(e, args, 1, 1)?;
                 let a = self.eval(obj)?;
                 let b = self.eval(&args[0])?;
-                self.matmul(a, b, obj, &args[0], e)
+                self.matmul(a, b, obj, &args[0], e, false)
             }
             "fill" => {
                 self.arity(e, args, 1, 1)?;
@@ -382,15 +419,38 @@ impl Lowerer<'_> {
                     _ => Err(self.err(obj.span, format!("`{}` is not an array variable", obj.text))),
                 }
             }
-            "reshape" | "flatten" | "ravel" => Err(self.err_help(
-                e.span,
-                format!("`.{meth}()` is not supported"),
-                "reshaping arrays is not supported yet; index the original array instead",
-            )),
+            "reshape" => {
+                self.check_kwargs(e, kwargs, &["order"])?;
+                self.c_order_only(kwargs)?;
+                if args.is_empty() {
+                    return Err(self.err(e.span, format!("`{}` needs a new shape", e.text)));
+                }
+                let v = self.eval(obj)?;
+                let arr = self.array_of(v, obj)?;
+                let new = self.new_shape(args)?;
+                self.reshape(arr, new, e)
+            }
+            "flatten" | "ravel" => {
+                self.check_kwargs(e, kwargs, &["order"])?;
+                self.c_order_only(kwargs)?;
+                self.arity(e, args, 0, 0)?;
+                let v = self.eval(obj)?;
+                let arr = self.array_of(v, obj)?;
+                let r = self.reshape(arr, vec![None], e)?;
+                // `flatten` always copies.
+                Ok(if meth == "flatten" { copy_of(r, e) } else { r })
+            }
+            "std" | "var" => {
+                self.check_kwargs(e, kwargs, &["axis", "keepdims", "ddof"])?;
+                self.arity(e, args, 0, 1)?;
+                let v = self.eval(obj)?;
+                let axis = args.first().or_else(|| kwarg(kwargs, "axis"));
+                self.moment(meth == "std", v, axis, kwarg(kwargs, "keepdims"), kwarg(kwargs, "ddof"), e)
+            }
             _ => Err(self.err_help(
                 e.span,
                 format!("the method `.{meth}()` is not supported"),
-                "supported methods: `.copy()`, `.sum()`, `.mean()`, `.max()`, `.min()`, `.prod()`, `.astype()`, `.dot()`, `.fill()`, `.transpose()`",
+                "supported methods: `.copy()`, `.sum()`, `.mean()`, `.max()`, `.min()`, `.prod()`, `.std()`, `.var()`, `.astype()`, `.dot()`, `.fill()`, `.transpose()`, `.reshape()`, `.ravel()`, `.flatten()`",
             )),
         }
     }
@@ -436,13 +496,21 @@ impl Lowerer<'_> {
         }
     }
 
-    fn creation(&mut self, c: &str, e: &Ex, args: &[Ex], kwargs: &[(String, Ex)]) -> R<Val> {
-        self.check_kwargs(e, kwargs, &["dtype", "shape", "fill_value", "order"])?;
+    fn c_order_only(&self, kwargs: &[(String, Ex)]) -> R<()> {
         if let Some(o) = kwarg(kwargs, "order") {
             if !matches!(&o.kind, ExKind::Str(s) if s == "C") {
                 return Err(self.err(o.span, "only C order (`order='C'`) is supported"));
             }
         }
+        Ok(())
+    }
+
+    fn creation(&mut self, c: &str, e: &Ex, args: &[Ex], kwargs: &[(String, Ex)]) -> R<Val> {
+        if c == "eye" || c == "identity" {
+            return self.eye(c, e, args, kwargs);
+        }
+        self.check_kwargs(e, kwargs, &["dtype", "shape", "fill_value", "order"])?;
+        self.c_order_only(kwargs)?;
         let weakf = |v: f64| Expr::float(v, Scalar::F64);
         match c {
             "empty" | "zeros" | "ones" | "ndarray" | "full" => {
@@ -523,6 +591,47 @@ impl Lowerer<'_> {
             }
             _ => Err(self.err(e.span, format!("`{}` is not supported", e.text))),
         }
+    }
+
+    /// `np.eye(N, M=None, k=0, dtype=float)` / `np.identity(n, dtype=float)`: a lazy
+    /// array that is 1 on the `k`-th diagonal.
+    fn eye(&mut self, c: &str, e: &Ex, args: &[Ex], kwargs: &[(String, Ex)]) -> R<Val> {
+        let names: &[&str] = if c == "eye" { &["N", "M", "k", "dtype", "order"] } else { &["n", "dtype"] };
+        self.check_kwargs(e, kwargs, names)?;
+        self.c_order_only(kwargs)?;
+        self.arity(e, args, 0, names.len() - 1)?;
+        let arg = |k: usize| args.get(k).or_else(|| kwarg(kwargs, names[k]));
+        let Some(n_ex) = arg(0) else {
+            return Err(self.err(e.span, format!("`{}` needs the number of rows", e.text)));
+        };
+        let nv = self.eval(n_ex)?;
+        let n = self.int_value(nv, n_ex, "an array extent")?;
+        let (m, k, dtype_ex) = if c == "eye" {
+            let m = match arg(1) {
+                None => n.clone(),
+                Some(x) => match self.eval(x)? {
+                    Val::None => n.clone(),
+                    v => self.int_value(v, x, "an array extent")?,
+                },
+            };
+            let k = match arg(2) {
+                None => Expr::int(0),
+                Some(x) => {
+                    let v = self.eval(x)?;
+                    self.int_value(v, x, "the diagonal offset")?
+                }
+            };
+            (m, k, arg(3))
+        } else {
+            (n.clone(), Expr::int(0), arg(1))
+        };
+        let elem = self.dtype_arg(dtype_ex)?.unwrap_or(Scalar::F64);
+        let one = fill_value(Expr::float(1.0, Scalar::F64), elem);
+        let zero = fill_value(Expr::float(0.0, Scalar::F64), elem);
+        let on_diag = Expr::binary(BinOp::Eq, ph_expr(1), crate::sym::canon(&ph_expr(0).add(k)));
+        let tmpl = Expr::select(on_diag, one, zero);
+        let shape = vec![crate::sym::canon(&n), crate::sym::canon(&m)];
+        Ok(Val::Array(Arr { elem, bounds: shape.clone(), shape, tmpl, view: false, text: e.text.clone() }))
     }
 
     /// Inlines a helper function: parameters are bound to the caller's values (arrays by

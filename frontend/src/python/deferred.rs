@@ -49,6 +49,38 @@ impl Lowerer<'_> {
             other => return Err(self.err(e.span, format!("cannot reduce {}", other.kind_name()))),
         };
         let rank = arr.rank();
+        let axes = self.reduce_axes(&arr, axis)?;
+        let mut shape = Vec::new();
+        let mut bounds = Vec::new();
+        for d in 0..rank {
+            if axes.contains(&d) {
+                if keepdims {
+                    shape.push(Expr::int(1));
+                    bounds.push(Expr::int(1));
+                }
+            } else {
+                shape.push(arr.shape[d].clone());
+                bounds.push(arr.bounds[d].clone());
+            }
+        }
+        let elem = match op {
+            RedOp::Sum | RedOp::Prod if !arr.elem.is_float() => Scalar::I64,
+            RedOp::Mean => float_of(arr.elem),
+            _ if arr.elem == Scalar::Bool => Scalar::I64,
+            _ => arr.elem,
+        };
+        Ok(Val::Deferred(Box::new(Deferred {
+            op: DefOp::Reduce { op, arg: arr, axes, keepdims },
+            elem,
+            shape,
+            bounds,
+            text: e.text.clone(),
+        })))
+    }
+
+    /// The axes (sorted, non-negative) an `axis=` argument selects; all when absent.
+    pub fn reduce_axes(&mut self, arr: &Arr, axis: Option<&Ex>) -> R<Vec<usize>> {
+        let rank = arr.rank();
         let mut axes: Vec<usize> = Vec::new();
         match axis {
             None => axes.extend(0..rank),
@@ -82,32 +114,7 @@ impl Lowerer<'_> {
                 axes.sort_unstable();
             }
         }
-        let mut shape = Vec::new();
-        let mut bounds = Vec::new();
-        for d in 0..rank {
-            if axes.contains(&d) {
-                if keepdims {
-                    shape.push(Expr::int(1));
-                    bounds.push(Expr::int(1));
-                }
-            } else {
-                shape.push(arr.shape[d].clone());
-                bounds.push(arr.bounds[d].clone());
-            }
-        }
-        let elem = match op {
-            RedOp::Sum | RedOp::Prod if !arr.elem.is_float() => Scalar::I64,
-            RedOp::Mean => float_of(arr.elem),
-            _ if arr.elem == Scalar::Bool => Scalar::I64,
-            _ => arr.elem,
-        };
-        Ok(Val::Deferred(Box::new(Deferred {
-            op: DefOp::Reduce { op, arg: arr, axes, keepdims },
-            elem,
-            shape,
-            bounds,
-            text: e.text.clone(),
-        })))
+        Ok(axes)
     }
 
     fn arrays_for_product(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex) -> R<(Arr, Arr)> {
@@ -129,17 +136,21 @@ impl Lowerer<'_> {
         Ok((a, b))
     }
 
-    pub fn matmul(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex, e: &Ex) -> R<Val> {
+    /// `a @ b`. With `batched` (`@`, `np.matmul`), operands of rank above 2 are stacks of
+    /// matrices whose leading axes broadcast; `np.dot` of such arrays (a different
+    /// contraction) is not supported.
+    pub fn matmul(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex, e: &Ex, batched: bool) -> R<Val> {
         let (a, b) = self.arrays_for_product(a, b, ea, eb)?;
-        if a.rank() > 2 || b.rank() > 2 {
+        if !batched && (a.rank() > 2 || b.rank() > 2) {
             return Err(self.err_help(
                 e.span,
-                "matrix products of arrays with more than 2 dimensions are not supported yet",
-                "write the batched product as a loop over the leading dimensions",
+                "`np.dot` of arrays with more than 2 dimensions is not supported",
+                "use `@` (np.matmul) for stacks of matrices",
             ));
         }
-        let ka = a.shape[a.rank() - 1].clone();
-        let kb = b.shape[0].clone();
+        let (ra, rb) = (a.rank(), b.rank());
+        let ka = a.shape[ra - 1].clone();
+        let kb = if rb >= 2 { b.shape[rb - 2].clone() } else { b.shape[0].clone() };
         let f = &self.f;
         if !self.shapes.equate(&ka, &kb, &|v| f.is_param(v)) {
             return Err(self.err_help(
@@ -155,15 +166,36 @@ impl Lowerer<'_> {
                 "the last axis of the left operand must match the first axis of the right operand",
             ));
         }
+        // Broadcast the stack axes (all but the last two) of both operands.
+        let sa = ra.saturating_sub(2);
+        let sb = rb.saturating_sub(2);
+        let nb = sa.max(sb);
         let mut shape = Vec::new();
         let mut bounds = Vec::new();
-        if a.rank() == 2 {
-            shape.push(a.shape[0].clone());
-            bounds.push(a.bounds[0].clone());
+        for d in 0..nb {
+            let pick = |x: &Arr, s: usize| if d + s >= nb { Some((x.shape[d + s - nb].clone(), x.bounds[d + s - nb].clone())) } else { None };
+            let (ext, bound) = match (pick(&a, sa), pick(&b, sb)) {
+                (Some((xa, ba)), Some((xb, bb))) => {
+                    let f = &self.f;
+                    let Some(r) = self.shapes.broadcast(&xa, &xb, &|v| f.is_param(v)) else {
+                        return Err(self.mismatch(&ea.text, &xa, &eb.text, &xb, e.span, Some(d), nb + 2));
+                    };
+                    let bound = if self.shapes.is_one(&xa) { bb } else { ba };
+                    (r, bound)
+                }
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => (Expr::int(1), Expr::int(1)),
+            };
+            shape.push(ext);
+            bounds.push(bound);
         }
-        if b.rank() == 2 {
-            shape.push(b.shape[1].clone());
-            bounds.push(b.bounds[1].clone());
+        if ra >= 2 {
+            shape.push(a.shape[ra - 2].clone());
+            bounds.push(a.bounds[ra - 2].clone());
+        }
+        if rb >= 2 {
+            shape.push(b.shape[rb - 1].clone());
+            bounds.push(b.bounds[rb - 1].clone());
         }
         let mut elem = a.elem.max(b.elem);
         if elem == Scalar::Bool {
@@ -344,9 +376,7 @@ impl Lowerer<'_> {
                 let k = self.index_name();
                 let kv = self.add_index(k);
                 let ke = Expr::var(kv, Scalar::I64);
-                let ai: Vec<Expr> = if a.rank() == 2 { vec![didx[0].clone(), ke.clone()] } else { vec![ke.clone()] };
-                let bi: Vec<Expr> =
-                    if b.rank() == 2 { vec![ke.clone(), didx[didx.len() - 1].clone()] } else { vec![ke.clone()] };
+                let (ai, bi) = self.matmul_indices(a, b, dest, &didx, &ke);
                 let value = product(a.at(&ai), b.at(&bi), elem);
                 self.pop_names(rank + 1);
                 let stop = crate::sym::canon(&a.shape[a.rank() - 1]);
@@ -371,6 +401,39 @@ impl Lowerer<'_> {
                 Ok(())
             }
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// The indices of `a` and `b` read for element `didx` of `a @ b` (stored in `dest`)
+    /// at contraction index `k`: stack axes align from the right, extent-1 axes
+    /// broadcast.
+    fn matmul_indices(&self, a: &Arr, b: &Arr, dest: &Arr, didx: &[Expr], k: &Expr) -> (Vec<Expr>, Vec<Expr>) {
+        let (ra, rb) = (a.rank(), b.rank());
+        let nb = didx.len() - usize::from(ra >= 2) - usize::from(rb >= 2);
+        let stack = |x: &Arr, s: usize| -> Vec<Expr> {
+            (0..s)
+                .map(|d| {
+                    let r = d + nb - s;
+                    if self.shapes.is_one(&x.shape[d]) && !self.shapes.is_one(&dest.shape[r]) {
+                        Expr::int(0)
+                    } else {
+                        didx[r].clone()
+                    }
+                })
+                .collect()
+        };
+        let mut ai = stack(a, ra.saturating_sub(2));
+        if ra >= 2 {
+            ai.push(didx[nb].clone());
+        }
+        ai.push(k.clone());
+        let mut bi = stack(b, rb.saturating_sub(2));
+        bi.push(k.clone());
+        if rb >= 2 {
+            bi.push(didx[didx.len() - 1].clone());
+        }
+        (ai, bi)
     }
 }
 

@@ -40,7 +40,7 @@ impl Lowerer<'_> {
                 let a = self.eval(l)?;
                 let b = self.eval(r)?;
                 if *op == BinOpAst::MatMul {
-                    return self.matmul(a, b, l, r, e);
+                    return self.matmul(a, b, l, r, e, true);
                 }
                 let op = *op;
                 self.lift(vec![a, b], &[l, r], e, &|v| ops::arith(op, v[0].clone(), v[1].clone()))
@@ -376,6 +376,14 @@ impl Lowerer<'_> {
                 "use `np.array`-free code: index the tuple first",
             )),
             Val::None => Err(self.err(e.span, format!("`{}` is `None` here", e.text))),
+        }
+    }
+
+    /// The array a value holds (pending values are computed first).
+    pub fn array_of(&mut self, v: Val, e: &Ex) -> R<Arr> {
+        match self.operand(v, e)? {
+            Operand::A(a) => Ok(a),
+            Operand::S(_) => Err(self.err(e.span, format!("`{}` is a scalar, not an array", e.text))),
         }
     }
 

@@ -213,14 +213,12 @@ impl Walker<'_> {
                     f.names_from.push(stmt);
                 }
             }
-            (ExKind::Name(n), ExKind::Subscript(base, idx)) if idx.len() == 1 => {
-                if let (ExKind::Attr(obj, a), ExKind::Int(k)) = (&base.kind, &idx[0].kind) {
-                    if a == "shape" && *k >= 0 {
-                        if let Some(r) = obj.as_name().and_then(|n| root(al, n)) {
-                            let f = self.facts(&r);
-                            f.names.entry(*k as usize).or_insert_with(|| n.clone());
-                            f.names_from.push(stmt);
-                        }
+            (ExKind::Name(n), ExKind::Subscript(..)) => self.shape_item_name(n, value, &stmt, al),
+            // `I, J, K = A.shape[0], A.shape[1], A.shape[2]`
+            (ExKind::Tuple(items), ExKind::Tuple(vals)) if items.len() == vals.len() => {
+                for (it, v) in items.iter().zip(vals) {
+                    if let Some(n) = it.as_name() {
+                        self.shape_item_name(n, v, &stmt, al);
                     }
                 }
             }
@@ -232,6 +230,25 @@ impl Walker<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `n = A.shape[k]` names extent `k` of `A`.
+    fn shape_item_name(&mut self, n: &str, value: &Ex, stmt: &str, al: &Aliases) {
+        let ExKind::Subscript(base, idx) = &value.kind else { return };
+        if idx.len() != 1 {
+            return;
+        }
+        if let (ExKind::Attr(obj, a), ExKind::Int(k)) = (&base.kind, &idx[0].kind) {
+            if a == "shape" && *k >= 0 {
+                if let Some(r) = obj.as_name().and_then(|x| root(al, x)) {
+                    let f = self.facts(&r);
+                    f.names.entry(*k as usize).or_insert_with(|| n.to_string());
+                    if !f.names_from.iter().any(|s| s == stmt) {
+                        f.names_from.push(stmt.to_string());
+                    }
+                }
+            }
         }
     }
 
@@ -419,14 +436,43 @@ impl Walker<'_> {
                 if !self.array_use(obj, format!("`.{meth}()` is called"), al) {
                     self.ex(obj, Ctx::Value, al);
                 }
+                let ctx = if meth == "reshape" { Ctx::Int("used as an array extent") } else { Ctx::Value };
                 for a in args {
-                    self.ex(a, Ctx::Value, al);
+                    self.ex(a, ctx, al);
                 }
                 value_kwargs(self, al);
                 return;
             }
         }
         match names::resolve(self.m, func).map(|q| names::classify(&q)) {
+            Some(NpName::Creation(c)) if c == "eye" || c == "identity" => {
+                // `np.eye(N, M, k, dtype)`: the first three are integers.
+                for (k, a) in args.iter().enumerate() {
+                    let ctx = if k < 3 { Ctx::Int("used as an array extent") } else { Ctx::Value };
+                    self.ex(a, ctx, al);
+                }
+                for (k, v) in kwargs {
+                    if k != "dtype" && k != "order" {
+                        self.ex(v, Ctx::Int("used as an array extent"), al);
+                    }
+                }
+            }
+            Some(NpName::Reshape) | Some(NpName::Ravel) => {
+                for (k, a) in args.iter().enumerate() {
+                    if k == 0 {
+                        if !self.array_use(a, "reshaped".into(), al) {
+                            self.ex(a, Ctx::Value, al);
+                        }
+                    } else {
+                        self.ex(a, Ctx::Int("used as an array extent"), al);
+                    }
+                }
+                for (k, v) in kwargs {
+                    if k == "newshape" || k == "shape" {
+                        self.ex(v, Ctx::Int("used as an array extent"), al);
+                    }
+                }
+            }
             Some(NpName::Creation(c)) => {
                 for (k, a) in args.iter().enumerate() {
                     if k == 0 && !c.ends_with("_like") && c != "copy" {
@@ -445,7 +491,9 @@ impl Walker<'_> {
                     }
                 }
             }
-            Some(NpName::Reduction(r)) => {
+            Some(NpName::Reduction(_)) | Some(NpName::Moment(_)) => {
+                let r = names::resolve(self.m, func).unwrap_or_default();
+                let r = r.trim_start_matches("numpy.");
                 for (k, a) in args.iter().enumerate() {
                     if k > 0 || !self.array_use(a, format!("passed to `np.{r}`"), al) {
                         self.ex(a, Ctx::Value, al);
@@ -534,8 +582,7 @@ impl Walker<'_> {
             }
             ExKind::Attr(obj, a) if a == "T" => self.rank_of(obj, al, locals),
             ExKind::Bin(BinOpAst::MatMul, a, b) => {
-                let (ra, rb) = (self.rank_of(a, al, locals)?, self.rank_of(b, al, locals)?);
-                Some((ra.min(2) + rb.min(2)).saturating_sub(2))
+                Some(matmul_rank(self.rank_of(a, al, locals)?, self.rank_of(b, al, locals)?))
             }
             ExKind::Bin(_, a, b) => max2(self.rank_of(a, al, locals), self.rank_of(b, al, locals)),
             ExKind::Unary(_, a) => self.rank_of(a, al, locals),
@@ -562,7 +609,14 @@ impl Walker<'_> {
                     if names::resolve(self.m, func).is_none() {
                         return match meth.as_str() {
                             "copy" | "astype" => self.rank_of(obj, al, locals),
-                            "sum" | "mean" | "max" | "min" | "prod" => reduce(self, obj, args.first().or(kw("axis"))),
+                            "sum" | "mean" | "max" | "min" | "prod" | "std" | "var" => {
+                                reduce(self, obj, args.first().or(kw("axis")))
+                            }
+                            "ravel" | "flatten" => Some(1),
+                            "reshape" => match args.as_slice() {
+                                [one] => Some(shape_len(one)),
+                                _ => Some(args.len()),
+                            },
                             _ => None,
                         };
                     }
@@ -575,7 +629,12 @@ impl Walker<'_> {
                         }
                         r
                     }
-                    Some(NpName::Reduction(_)) => reduce(self, args.first()?, args.get(1).or(kw("axis"))),
+                    Some(NpName::Reduction(_)) | Some(NpName::Moment(_)) => {
+                        reduce(self, args.first()?, args.get(1).or(kw("axis")))
+                    }
+                    Some(NpName::Reshape) => Some(shape_len(args.get(1).or(kw("newshape")).or(kw("shape"))?)),
+                    Some(NpName::Ravel) => Some(1),
+                    Some(NpName::Creation("eye" | "identity")) => Some(2),
                     Some(NpName::Creation(c)) if c.ends_with("_like") || c == "copy" => {
                         self.rank_of(args.first()?, al, locals)
                     }
@@ -587,7 +646,11 @@ impl Walker<'_> {
                     Some(NpName::Product(p)) => {
                         let (ra, rb) =
                             (self.rank_of(args.first()?, al, locals)?, self.rank_of(args.get(1)?, al, locals)?);
-                        Some(if p == "outer" { 2 } else { (ra.min(2) + rb.min(2)).saturating_sub(2) })
+                        Some(match p {
+                            "outer" => 2,
+                            "matmul" => matmul_rank(ra, rb),
+                            _ => (ra.min(2) + rb.min(2)).saturating_sub(2),
+                        })
                     }
                     _ => None,
                 }
@@ -611,8 +674,44 @@ impl Walker<'_> {
         }
     }
 
+    /// A parameter of unknown rank multiplied (`@`, `np.matmul`) with a stack of matrices
+    /// (rank 3 or more) is taken to be a matrix: `np.reshape(A, (NR, NQ, 1, NP)) @ C4`.
+    fn batched_operands(&mut self, e: &Ex, al: &Aliases, locals: &BTreeMap<String, usize>) {
+        let pair = match &e.kind {
+            ExKind::Bin(BinOpAst::MatMul, a, b) => Some((&**a, &**b)),
+            ExKind::Call { func, args, .. } if args.len() == 2 => {
+                match names::resolve(self.m, func).map(|q| names::classify(&q)) {
+                    Some(NpName::Product("matmul")) => Some((&args[0], &args[1])),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some((a, b)) = pair {
+            for (x, other) in [(a, b), (b, a)] {
+                let Some(p) = x.as_name().and_then(|n| root(al, n)) else { continue };
+                if self.rank_of_param(&p).is_some() || self.rank_of(other, al, locals).is_none_or(|r| r < 3) {
+                    continue;
+                }
+                let f = self.facts(&p);
+                f.min_rank = 2;
+                f.min_reason = Some(format!("a matrix multiplied with a stack of matrices in `{}`", e.text));
+            }
+        }
+        for c in e.children() {
+            self.batched_operands(c, al, locals);
+        }
+    }
+
     fn refine_block(&mut self, body: &[St], al: &mut Aliases, locals: &mut BTreeMap<String, usize>) {
         for s in body {
+            match &s.kind {
+                StKind::Assign { value: e, .. } | StKind::AugAssign { value: e, .. } | StKind::Expr(e) => {
+                    self.batched_operands(e, al, locals)
+                }
+                StKind::Return(Some(e)) => self.batched_operands(e, al, locals),
+                _ => {}
+            }
             match &s.kind {
                 StKind::Assign { targets, value } => {
                     self.refine_call(value, al);
@@ -680,6 +779,24 @@ impl Walker<'_> {
         let mut locals = BTreeMap::new();
         self.refine_block(body, &mut inner, &mut locals);
         self.stack.pop();
+    }
+}
+
+/// The rank of `a @ b` (NumPy's `matmul`: vectors are promoted, then dropped).
+fn matmul_rank(ra: usize, rb: usize) -> usize {
+    match (ra, rb) {
+        (0, _) | (_, 0) => ra.max(rb),
+        (1, 1) => 0,
+        (1, r) | (r, 1) => r - 1,
+        (a, b) => a.max(b),
+    }
+}
+
+/// The number of extents in a shape argument: a tuple or list, else one integer.
+fn shape_len(e: &Ex) -> usize {
+    match &e.kind {
+        ExKind::Tuple(t) | ExKind::List(t) => t.len(),
+        _ => 1,
     }
 }
 

@@ -406,19 +406,20 @@ impl<'m> Lowerer<'m> {
                     let mut dims = Vec::new();
                     for axis in 0..*rank {
                         let default = format!("{pname}_n{axis}");
-                        let wanted = names.get(axis).cloned().flatten().unwrap_or(default.clone());
+                        let wanted = names.get(axis).cloned().flatten().unwrap_or_else(|| default.clone());
                         let sv = match size_by_name.get(&wanted) {
                             Some((sv, false)) => *sv,
                             _ => {
-                                let name =
-                                    if size_by_name.contains_key(&wanted) || params.iter().any(|p| p.name == wanted) {
-                                        default
-                                    } else {
-                                        wanted
-                                    };
+                                let user_named = wanted != default
+                                    && !size_by_name.contains_key(&wanted)
+                                    && !params.iter().any(|p| p.name == wanted);
+                                let name = if user_named { wanted } else { default };
                                 let name = lw.f.fresh_name(&name);
                                 let sv = lw.new_size(&name, &pname, axis);
                                 lw.shapes.mark_inferred(sv);
+                                if user_named {
+                                    lw.shapes.mark_named(sv);
+                                }
                                 size_by_name.insert(name, (sv, true));
                                 sv
                             }

@@ -18,19 +18,35 @@ pub enum NpName {
     Const(&'static str),
     Transpose,
     Flip,
+    Reshape,
+    Ravel,
+    /// `np.std` (true) / `np.var` (false).
+    Moment(bool),
     Unknown,
 }
 
 const UFUNC1: &[&str] = &[
     "exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "sqrt", "abs", "absolute",
-    "fabs", "floor", "ceil", "square", "negative", "positive", "log10", "log2", "log1p", "expm1",
+    "fabs", "floor", "ceil", "square", "negative", "positive", "log10", "log2", "log1p", "expm1", "sign",
 ];
 const UFUNC2: &[&str] =
     &["arctan2", "power", "maximum", "minimum", "add", "subtract", "multiply", "divide", "true_divide", "hypot"];
 const REDUCTIONS: &[&str] = &["sum", "mean", "max", "amax", "min", "amin", "prod"];
 const PRODUCTS: &[&str] = &["matmul", "dot", "outer"];
-const CREATION: &[&str] =
-    &["empty", "zeros", "ones", "full", "ndarray", "empty_like", "zeros_like", "ones_like", "full_like", "copy"];
+const CREATION: &[&str] = &[
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "ndarray",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "copy",
+    "eye",
+    "identity",
+];
 const CONSTS: &[&str] = &["pi", "e", "inf", "nan", "newaxis", "Inf", "NaN", "PINF", "NINF"];
 const MATH_FUNCS: &[(&str, &str)] = &[
     ("sqrt", "sqrt"),
@@ -119,6 +135,10 @@ pub fn classify_str(n: &str) -> NpName {
         "clip" => NpName::Clip,
         "transpose" => NpName::Transpose,
         "flip" => NpName::Flip,
+        "reshape" => NpName::Reshape,
+        "ravel" => NpName::Ravel,
+        "std" => NpName::Moment(true),
+        "var" => NpName::Moment(false),
         _ => NpName::Unknown,
     }
 }
@@ -151,7 +171,11 @@ pub fn supported_list() -> String {
     for l in [UFUNC1, UFUNC2, REDUCTIONS, PRODUCTS, CREATION] {
         all.extend(l.iter().map(|n| format!("np.{n}")));
     }
-    all.extend(["np.where", "np.clip", "np.transpose", "np.flip"].iter().map(|s| s.to_string()));
+    all.extend(
+        ["np.std", "np.var", "np.where", "np.clip", "np.transpose", "np.flip", "np.reshape", "np.ravel"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
     all.join(", ")
 }
 

@@ -8,9 +8,12 @@ use crate::sym::{self, Lin};
 use adjc_ir::{Expr, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Shapes {
     inferred: BTreeSet<VarId>,
+    /// Inferred extents the source names (`I = A.shape[0]`): solved for last, so that the
+    /// signature keeps the source's names.
+    named: BTreeSet<VarId>,
     /// Solved inferred extents; right-hand sides never mention solved variables.
     subst: BTreeMap<VarId, Expr>,
 }
@@ -18,6 +21,10 @@ pub struct Shapes {
 impl Shapes {
     pub fn mark_inferred(&mut self, v: VarId) {
         self.inferred.insert(v);
+    }
+
+    pub fn mark_named(&mut self, v: VarId) {
+        self.named.insert(v);
     }
 
     pub fn is_solved(&self, v: VarId) -> bool {
@@ -115,8 +122,16 @@ impl Shapes {
     }
 
     fn solve(&mut self, diff: Lin, allowed: &dyn Fn(VarId) -> bool) -> bool {
-        // Solve for the most recently created inferred extent with a unit coefficient.
-        let candidate = diff.vars().into_iter().rev().find(|v| self.inferred.contains(v) && diff.coeff(*v).abs() == 1);
+        // Solve for the most recently created inferred extent with a unit coefficient,
+        // preferring extents the source does not name.
+        let solvable = |v: &VarId| self.inferred.contains(v) && diff.coeff(*v).abs() == 1;
+        let vars = diff.vars();
+        let candidate = vars
+            .iter()
+            .rev()
+            .find(|v| solvable(v) && !self.named.contains(v))
+            .or_else(|| vars.iter().rev().find(|v| solvable(v)))
+            .copied();
         let Some(x) = candidate else { return false };
         let mut rest = diff.clone();
         let c = rest.take(x);

@@ -83,7 +83,7 @@ impl RedOp {
 pub enum DefOp {
     /// Reduce `arg` over `axes` (sorted); the result keeps size-1 axes when `keepdims`.
     Reduce { op: RedOp, arg: Arr, axes: Vec<usize>, keepdims: bool },
-    /// `a @ b` for ranks 1 and 2.
+    /// `a @ b`; ranks above 2 are stacks of matrices (NumPy's `matmul`).
     MatMul { a: Arr, b: Arr },
     /// A new array, filled with `init` unless `None` (`np.empty`).
     Fresh { init: Option<Expr> },

@@ -1,4 +1,4 @@
-//! Input values for the gradient check: distributions given with `--init`, values from a
+//! Input values of the generated drivers: distributions given with `--init`, values from a
 //! `.npz` file, and the seeded generator behind the random ones.
 
 use std::path::Path;
@@ -136,9 +136,12 @@ pub fn read_npz(path: &Path) -> CliResult<Vec<(String, Vec<usize>, Vec<f64>)>> {
                 path.display()
             )));
         }
-        let dtype = npy.dtype();
-        let descr = dtype.descr();
-        let values: Vec<f64> = match descr.trim_start_matches(['<', '|', '=']) {
+        // `descr()` is the Python literal (`'<f8'`, quotes included): take the plain type string.
+        let descr = match npy.dtype() {
+            npyz::DType::Plain(ty) => ty.to_string(),
+            other => other.descr(),
+        };
+        let values: Vec<f64> = match descr.trim_start_matches(['<', '>', '|', '=']) {
             "f8" => npy.into_vec::<f64>().map_err(io)?,
             "f4" => npy.into_vec::<f32>().map_err(io)?.into_iter().map(f64::from).collect(),
             "i8" => npy.into_vec::<i64>().map_err(io)?.into_iter().map(|v| v as f64).collect(),
@@ -179,6 +182,47 @@ mod tests {
             assert!(a[i * 4 + i] > 4.0 - 1e-12);
         }
         assert!(fill(&Dist::Spd, &[3, 4], &mut rng, "A").is_err());
+    }
+
+    fn put<T: npyz::Serialize + npyz::AutoSerialize + Copy, W: std::io::Write + std::io::Seek>(
+        npz: &mut npyz::npz::NpzWriter<W>,
+        name: &str,
+        shape: &[u64],
+        values: &[T],
+    ) {
+        use npyz::WriterBuilder;
+        let mut w = npz.array::<T>(name, Default::default()).unwrap().default_dtype().shape(shape).begin_nd().unwrap();
+        w.extend(values.iter().copied()).unwrap();
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn reads_npz_arrays_of_every_supported_dtype() {
+        let path = std::env::temp_dir().join(format!("adjc-data-{}.npz", std::process::id()));
+        let write = |unsupported: bool| {
+            let mut npz = npyz::npz::NpzWriter::create(&path).unwrap();
+            put(&mut npz, "a", &[2], &[0.5f32, -2.0]);
+            put(&mut npz, "b", &[1, 2], &[3i64, -4]);
+            put(&mut npz, "c", &[], &[7i32]);
+            if unsupported {
+                put(&mut npz, "d", &[1], &[1u8]);
+            }
+        };
+        write(true);
+        let err = read_npz(&path).err().map(|e| e.render()).unwrap_or_default();
+        assert!(err.contains("array `d` has dtype `u1`"), "{err}");
+        write(false);
+        let mut arrays = read_npz(&path).unwrap();
+        arrays.sort_by(|x, y| x.0.cmp(&y.0));
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(
+            arrays,
+            vec![
+                ("a".to_string(), vec![2], vec![0.5, -2.0]),
+                ("b".to_string(), vec![1, 2], vec![3.0, -4.0]),
+                ("c".to_string(), vec![], vec![7.0]),
+            ]
+        );
     }
 
     #[test]
