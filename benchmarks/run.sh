@@ -5,12 +5,13 @@
 # Usage: benchmarks/run.sh [ADJC BENCH FLAGS...]     e.g. --repeat 20 --openmp --threads 2
 # Flags are passed to every `adjc bench` call (default: --repeat 10). $ADJC names the adjc
 # binary (default: target/debug/adjc, built first; its speed does not matter, the timed
-# code is the generated C built with -O3 -march=native). $KERNELS names another list.
+# code is the generated C built with -O3 -march=native). $KERNELS names another list,
+# $RESULTS another output file.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 kernels=${KERNELS:-benchmarks/kernels.txt}
-out=benchmarks/results.md
+out=${RESULTS:-benchmarks/results.md}
 if [ $# -eq 0 ]; then
     set -- --repeat 10
 fi

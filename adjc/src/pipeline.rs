@@ -53,14 +53,31 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
         )));
     }
     let opts = PythonOptions { entry: args.function.clone(), arg_specs: args.args.clone() };
-    let module = adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?;
+    let mut module = adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?;
     validate::validate_module(&module).map_err(|e| internal(&file, &source, e))?;
-    let primal = module.functions.first().ok_or_else(|| CliError::Usage("no function to differentiate".into()))?;
+    let sequential =
+        module.functions.first().cloned().ok_or_else(|| CliError::Usage("no function to differentiate".into()))?;
+    // Loops with independent iterations become parallel maps, in the forward function and,
+    // through `reverse`, in the adjoint.
+    let parallel = adjc_autodiff::parallelize(&sequential);
+    validate::validate(&parallel).map_err(|e| internal(&file, &source, e))?;
     let ad_opts = AdOptions { wrt: args.wrt.clone(), of: args.of.clone() };
     // Flag errors (an unknown --wrt name) have no span of their own: point at the function.
-    let adjoint = adjc_autodiff::reverse(primal, &ad_opts)
-        .map_err(|d| if d.span.is_none() { Diagnostic { span: primal.span, ..d } } else { d })
-        .map_err(in_source)?;
+    let differentiate = |f: &adjc_ir::Function| {
+        adjc_autodiff::reverse(f, &ad_opts)
+            .map_err(|d| if d.span.is_none() { Diagnostic { span: f.span, ..d } } else { d })
+    };
+    // A parallel map the autodiff cannot reverse must not cost the user a gradient that the
+    // sequential loop gives: keep the loops then.
+    let (primal, adjoint) = match differentiate(&parallel) {
+        Ok(a) => (parallel, a),
+        Err(_) => {
+            let a = differentiate(&sequential).map_err(in_source)?;
+            (sequential, a)
+        }
+    };
+    module.functions[0] = primal;
+    let primal = &module.functions[0];
     validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;
     let stem = stem_of(args);
     let header_comment = vec![

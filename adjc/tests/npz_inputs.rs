@@ -16,7 +16,8 @@ const S: f64 = 4.0;
 fn write_npz(path: &Path, arrays: &[(&str, &[u64], &[f64])]) {
     let mut npz = npyz::npz::NpzWriter::create(path).unwrap();
     for (name, shape, values) in arrays {
-        let mut w = npz.array::<f64>(name, Default::default()).unwrap().default_dtype().shape(shape).begin_nd().unwrap();
+        let mut w =
+            npz.array::<f64>(name, Default::default()).unwrap().default_dtype().shape(shape).begin_nd().unwrap();
         w.extend(values.iter().copied()).unwrap();
         w.finish().unwrap();
     }
@@ -65,6 +66,10 @@ fn check_rejects_an_npz_array_of_the_wrong_shape() {
     write_npz(&npz, &[("A", &[3, 2], &A), ("s", &[], &[S])]);
     let out = check(&dir.join("build"), &npz);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("--inputs: `A` has shape [3, 2] in the file but [2, 3] for these sizes"), "{}", text(&out));
+    assert!(
+        text(&out).contains("--inputs: `A` has shape [3, 2] in the file but [2, 3] for these sizes"),
+        "{}",
+        text(&out)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

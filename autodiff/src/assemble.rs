@@ -12,6 +12,7 @@
 //! end of the forward sweep and copied back at the end, so that one call of the adjoint
 //! leaves every primal output as the forward function would.
 
+use crate::report::{TapeInfo, TapeKind};
 use crate::reverse::Ad;
 use crate::util::{block_writes, rename_in_block, same, stmt_mentions, zero, VarSet};
 use adjc_ir::*;
@@ -160,13 +161,37 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
         }
         let x = q.var;
         let name = p.var(x).name.clone();
+        let ty = ad.elem(x);
+        let why = format!("the reverse sweep changes {name}; its forward result is put back at the end");
         if ad.f.var(x).ty.is_array() {
             let snap = ad.local_like(x, "_final", VarRole::Tape);
             fwd.push(ad.copy_map(snap, x, span).with_note(format!("{name} as the forward function leaves it")));
             suffix.push(ad.copy_map(x, snap, span).with_note(format!("give {name} its forward result back")));
+            let elems = ad.f.var(x).ty.dims().iter().fold(Expr::int(1), |a, d| a.mul(d.extent.clone()));
+            ad.tapes.push(TapeInfo {
+                var: snap,
+                name: ad.name(snap),
+                what: format!("{name} (forward result)"),
+                line: 0,
+                why,
+                elems: Some(elems),
+                exact: true,
+                elem: ty,
+                kind: TapeKind::Array,
+            });
         } else {
-            let ty = ad.elem(x);
             let snap = ad.temp(&format!("{name}_final"), ty, false);
+            ad.tapes.push(TapeInfo {
+                var: snap,
+                name: ad.name(snap),
+                what: format!("{name} (forward result)"),
+                line: 0,
+                why,
+                elems: Some(Expr::int(1)),
+                exact: true,
+                elem: ty,
+                kind: TapeKind::Value,
+            });
             fwd.push(
                 Stmt::assign(Place::scalar(snap), Expr::var(x, ty), span)
                     .with_note(format!("{name} as the forward function leaves it")),
@@ -182,7 +207,7 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
     // A local scalar saved in a loop is also saved before its first assignment (the value
     // carried into the first iteration is never used, but reading it would be undefined).
     let mut defined = Vec::new();
-    for (v, _) in ad.stacks.clone() {
+    for v in ad.saved.clone() {
         let var = p.var(v);
         if !var.ty.is_array() && !p.is_param(v) {
             let zero = match var.ty.elem() {

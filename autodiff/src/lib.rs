@@ -26,11 +26,12 @@
 //! ## Tapes (to-be-recorded analysis)
 //!
 //! A forward data flow tracks which current values some adjoint will read; a statement
-//! that overwrites such a value saves it: scalars and single elements on a stack tape
-//! (`x_tape`, push/pop), regions written by a top-level map in a local array (`A_tape`),
-//! regions written by a map inside a loop on a stack tape by a sequential loop nest.
-//! Loop branch decisions that cannot be evaluated again are pushed on `branch_tape` at
-//! the end of the branch.
+//! that overwrites such a value saves it, and only the overwritten element or region
+//! (`B[1:-1]`): in a local array with one axis per enclosing loop, sized before the
+//! forward sweep by a formula of the parameters and indexed by the loop counters; on a
+//! stack only where a trip count has no closed form. Cheap scalars that depend on nothing
+//! loop-carried are recomputed instead. Branch decisions that cannot be evaluated again
+//! are taped the same way (`branch_tape`). [`Adjoint::tapes`] describes every tape.
 //!
 //! ## Maps
 //!
@@ -47,16 +48,23 @@
 //! * `rules`: the table of scalar derivatives; `deriv` chains it through expressions;
 //! * `reverse`: statement reversal and the to-be-recorded analysis;
 //! * `map`: reversal of parallel maps; `minmax`: `max=`/`min=` reduction loops;
-//! * `tape`: stack tapes and region tapes; `shared`: which adjoint accumulations race;
+//! * `tape`: save sites and region tapes; `nest`: tape slots from loop trip counts;
+//!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
+//!   `report`: the tape report; `shared`: which adjoint accumulations race;
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout.
 
 mod activity;
+mod affine;
 mod assemble;
 mod deriv;
 mod map;
 mod minmax;
+mod nest;
 mod options;
+pub mod parallelize;
 mod prep;
+mod recompute;
+mod report;
 mod reverse;
 mod rules;
 mod shared;
@@ -64,7 +72,10 @@ mod signature;
 mod tape;
 mod util;
 
+pub use parallelize::parallelize;
+
 use adjc_ir::{Diagnostic, Function, VarId};
+pub use report::{Recomputed, TapeInfo, TapeKind};
 use reverse::{Ad, Env, Fail};
 use util::VarSet;
 
@@ -86,6 +97,11 @@ pub struct Adjoint {
     pub function: Function,
     pub wrt: Vec<VarId>,
     pub of: Vec<VarId>,
+    /// Every tape of the adjoint (and snapshot of outputs): what it saves, why, and its
+    /// size as a formula of the parameters (VarIds and expressions of `function`).
+    pub tapes: Vec<TapeInfo>,
+    /// Values recomputed by the reverse sweep instead of taped.
+    pub recomputed: Vec<Recomputed>,
 }
 
 /// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
@@ -135,6 +151,9 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
             primal.var(*v).name
         ));
     }
+    for t in &ad.tapes {
+        function.notes.push(report::memory_note(&function, t));
+    }
     let keep = |vs: &[VarId]| vs.iter().copied().filter(|v| active.contains(v)).collect();
-    Ok(Adjoint { wrt: keep(&wrt), of: keep(&of), function })
+    Ok(Adjoint { wrt: keep(&wrt), of: keep(&of), function, tapes: ad.tapes, recomputed: ad.recomputed })
 }

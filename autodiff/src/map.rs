@@ -145,7 +145,7 @@ impl Ad<'_> {
             return Ok(self.rev_shared_minmax(s, m, target, op, value, &need));
         }
         let cp = self.checkpoint();
-        match self.rev_map_parallel(s, m, env, &need) {
+        match self.rev_map_parallel(s, m, &need) {
             Err(Fail::Seq) => {
                 self.rollback(cp);
                 self.rev_stmt(&sequentialize(s), env, &mut live.clone())
@@ -154,7 +154,7 @@ impl Ad<'_> {
         }
     }
 
-    fn rev_map_parallel(&mut self, s: &Stmt, m: &Map, env: Env, need: &VarSet) -> R<(Block, Block)> {
+    fn rev_map_parallel(&mut self, s: &Stmt, m: &Map, need: &VarSet) -> R<(Block, Block)> {
         let owned = self.owned_vars(m);
         let (plan, _) = self.plan_block(&m.body, &VarSet::new(), Some(&owned))?;
         let written: VarSet = block_writes(&m.body).into_iter().filter(|v| !self.private.contains(v)).collect();
@@ -162,7 +162,7 @@ impl Ad<'_> {
         let mut fwd = Vec::new();
         let mut rev = Vec::new();
         for x in &taped {
-            let (save, restore) = self.region_tape(*x, s, m, env);
+            let (save, restore) = self.region_tape(*x, s, m);
             fwd.extend(save);
             rev.extend(restore);
         }

@@ -20,7 +20,10 @@
 //! writes to scalars end the life of a value, which is conservative.
 
 use crate::deriv::{partials, times, Partial};
-use crate::util::{at_line, block_writes, expr_vars, index_vars, same_index, zero, VarSet};
+use crate::nest::Frame;
+use crate::recompute;
+use crate::report::{Recomputed, TapeInfo};
+use crate::util::{at_line, block_writes, expr_vars, index_vars, same_index, stmt_mentions, zero, VarSet};
 use adjc_ir::*;
 use std::collections::BTreeMap;
 
@@ -60,9 +63,17 @@ pub(crate) struct Ad<'p> {
     pub written: VarSet,
     /// Scalars written (not by a shared accumulation) inside a map body: iteration-private.
     pub private: VarSet,
-    /// Stack tape of each primal variable.
-    pub stacks: BTreeMap<VarId, VarId>,
-    pub branch_tape: Option<VarId>,
+    /// Primal variables some save site tapes (locals among them get a value before the
+    /// forward sweep, see `assemble`).
+    pub saved: VarSet,
+    /// Every tape created so far, for the report.
+    pub tapes: Vec<TapeInfo>,
+    /// Scalars the reverse sweep recomputes instead of taping (see `crate::recompute`).
+    pub recompute: VarSet,
+    /// Recomputations emitted so far, for the report.
+    pub recomputed: Vec<Recomputed>,
+    /// The sequential loops around the statement being reversed, outermost first.
+    pub nest: Vec<Frame>,
     /// Arrays created by the transform (tapes, snapshots) to allocate and free.
     pub ad_allocs: Vec<VarId>,
     /// Primal variables the reverse sweep modifies (restores, recomputation).
@@ -79,8 +90,9 @@ pub(crate) struct Ad<'p> {
 pub(crate) struct Checkpoint {
     nvars: usize,
     adj: BTreeMap<VarId, VarId>,
-    stacks: BTreeMap<VarId, VarId>,
-    branch_tape: Option<VarId>,
+    saved: VarSet,
+    tapes: usize,
+    recomputed: usize,
     ad_allocs: Vec<VarId>,
     clobbered: VarSet,
     private_ad: VarSet,
@@ -149,8 +161,11 @@ impl<'p> Ad<'p> {
             adj,
             written,
             private,
-            stacks: BTreeMap::new(),
-            branch_tape: None,
+            saved: VarSet::new(),
+            tapes: Vec::new(),
+            recompute: recompute::find(p, body),
+            recomputed: Vec::new(),
+            nest: Vec::new(),
             ad_allocs: Vec::new(),
             clobbered: VarSet::new(),
             private_ad: VarSet::new(),
@@ -163,8 +178,9 @@ impl<'p> Ad<'p> {
         Checkpoint {
             nvars: self.f.vars.len(),
             adj: self.adj.clone(),
-            stacks: self.stacks.clone(),
-            branch_tape: self.branch_tape,
+            saved: self.saved.clone(),
+            tapes: self.tapes.len(),
+            recomputed: self.recomputed.len(),
             ad_allocs: self.ad_allocs.clone(),
             clobbered: self.clobbered.clone(),
             private_ad: self.private_ad.clone(),
@@ -175,8 +191,9 @@ impl<'p> Ad<'p> {
     pub fn rollback(&mut self, c: Checkpoint) {
         self.f.vars.truncate(c.nvars);
         self.adj = c.adj;
-        self.stacks = c.stacks;
-        self.branch_tape = c.branch_tape;
+        self.saved = c.saved;
+        self.tapes.truncate(c.tapes);
+        self.recomputed.truncate(c.recomputed);
         self.ad_allocs = c.ad_allocs;
         self.clobbered = c.clobbered;
         self.private_ad = c.private_ad;
@@ -262,7 +279,14 @@ impl<'p> Ad<'p> {
     /// recomputed inside adjoint maps).
     pub fn ar(&self, s: &Stmt) -> VarSet {
         match &s.kind {
-            StmtKind::Assign { target, value } => self.ar_write(target, value),
+            StmtKind::Assign { target, value } => {
+                let mut out = self.ar_write(target, value);
+                // The reversed loop body evaluates a recomputed value again.
+                if target.is_scalar() && self.recompute.contains(&target.var) {
+                    out.extend(expr_vars(value));
+                }
+                out
+            }
             StmtKind::Accumulate { target, op, value, .. } => {
                 self.ar_write(target, &self.effective_value(target, *op, value))
             }
@@ -387,7 +411,8 @@ impl<'p> Ad<'p> {
             StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {
                 let mut fwd = Vec::new();
                 let mut rev = Vec::new();
-                if live.contains(&target.var) || self.ar(s).contains(&target.var) {
+                let recomputed = target.is_scalar() && self.recompute.contains(&target.var);
+                if !recomputed && (live.contains(&target.var) || self.ar(s).contains(&target.var)) {
                     let (push, pop) = self.save_place(target, s.span);
                     fwd.push(push);
                     rev.push(pop);
@@ -417,18 +442,11 @@ impl<'p> Ad<'p> {
                         .with_note("condition evaluated again: its operands are never modified");
                     return Ok((vec![plain_if(ft, fe)], vec![rev]));
                 }
-                // The decision is pushed at the end of the branch, after everything the
-                // branch pushed, so that the reverse sweep pops it first.
-                let tape = self.branch_tape();
-                let note = format!("tape: which branch of the `if`{} ran", at_line(s.span));
-                ft.push(Stmt::new(StmtKind::Push { tape, value: Expr::boolean(true) }, s.span).with_note(note.clone()));
-                fe.push(Stmt::new(StmtKind::Push { tape, value: Expr::boolean(false) }, s.span).with_note(note));
-                let b = self.temp("branch", Scalar::Bool, false);
-                let pop = Stmt::new(StmtKind::Pop { tape, target: Place::scalar(b) }, s.span)
-                    .with_note("the branch the forward sweep took");
-                let rev =
-                    Stmt::new(StmtKind::If { cond: Expr::var(b, Scalar::Bool), then_body: rt, else_body: re }, s.span);
-                Ok((vec![plain_if(ft, fe)], vec![pop, rev]))
+                let (mark_then, mark_else, mut rev, decision) = self.save_branch(s.span);
+                ft.push(mark_then);
+                fe.push(mark_else);
+                rev.push(Stmt::new(StmtKind::If { cond: decision, then_body: rt, else_body: re }, s.span));
+                Ok((vec![plain_if(ft, fe)], rev))
             }
             StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
@@ -450,7 +468,15 @@ impl<'p> Ad<'p> {
         let mut entry = live.clone();
         entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
         let mut inner = self.loop_fixpoint(l, entry);
-        let (fb, rb) = self.rev_block(&l.body, Env::Loop, &mut inner)?;
+        let frame = self.frame(l, s.span);
+        self.nest.push(frame);
+        let body = self.rev_block(&l.body, Env::Loop, &mut inner);
+        self.nest.pop();
+        let (fb, mut rb) = body?;
+        if !rb.is_empty() {
+            let again = self.recomputations(&l.body, &rb);
+            rb.splice(0..0, again);
+        }
         let fwd = Stmt { kind: StmtKind::Loop(Loop { body: fb, ..l.clone() }), ..s.clone() };
         let rev = if rb.is_empty() {
             Vec::new()
@@ -458,6 +484,29 @@ impl<'p> Ad<'p> {
             vec![Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body: rb }), s.span)]
         };
         Ok((vec![fwd], rev))
+    }
+
+    /// `z = e` for every recomputable scalar assigned in the loop body `body` that the
+    /// reversed body `rb` reads: it starts each reversed iteration.
+    fn recomputations(&mut self, body: &Block, rb: &Block) -> Block {
+        let mut out = Vec::new();
+        for t in body {
+            let StmtKind::Assign { target, value } = &t.kind else { continue };
+            if !target.is_scalar() || !self.recompute.contains(&target.var) {
+                continue;
+            }
+            let z = target.var;
+            if !rb.iter().any(|r| stmt_mentions(r, z)) {
+                continue;
+            }
+            let name = self.name(z);
+            out.push(Stmt::assign(target.clone(), value.clone(), t.span).with_note(format!(
+                "recomputed: `{name}`{} is not taped, it depends on nothing the loop changes",
+                at_line(t.span)
+            )));
+            self.recomputed.push(Recomputed { var: z, name, line: t.span.line });
+        }
+        out
     }
 
     /// The reversed loop evaluates its bounds after the forward loop has run: they must not

@@ -1,57 +1,188 @@
 //! Tapes: where the forward sweep saves values the reverse sweep needs back.
 //!
-//! * A scalar or a single element overwritten at top level or inside sequential loops is
-//!   pushed on the variable's stack tape (`x_tape`, role Tape, scalar type) before the
-//!   write and popped back right before the adjoint of the write.
-//! * The region a top-level map overwrites is copied to a local array (`A_tape`,
-//!   `A_tape_1`, … with the shape of `A`) by a map before it, and copied back by a map
-//!   before the adjoint map. Only the elements the map writes are copied when its write is
-//!   a single injective `A[f(i)]`; otherwise the whole array.
-//! * Inside sequential loops the region is pushed element by element by a sequential loop
-//!   nest before the map (pushes inside the parallel map would race) and popped by the
-//!   reversed nest.
+//! Every save site (a statement that overwrites a value some adjoint still needs) gets its
+//! own tape, named `<var>_tape` (`_1`, `_2`, … when a variable has several):
 //!
-//! Whether a value is taped at all is decided by the callers (to-be-recorded analysis in
-//! `crate::reverse`).
+//! * outside every loop, a scalar or single element is saved in a local scalar;
+//! * inside sequential loops with closed-form trip counts (see [`crate::nest`]), in a
+//!   local array with one axis per enclosing loop, indexed by the loop counters
+//!   (`p_tape[k]`, `A_tape[i - 1, j]`): the reverse sweep reads the slot of its own
+//!   iteration back, no stack;
+//! * a map saves only the **region** it overwrites (`B[1:-1]` → extent `N - 2`, indexed
+//!   relative to the region's start), appended as extra axes after the loop axes; the
+//!   copies into and out of the tape are parallel maps. The region is the map's own index
+//!   space when the map writes one injective place, otherwise the bounding box of its
+//!   writes, axis by axis (the whole axis when a write index is not affine);
+//! * when a loop around the site has no closed-form trip count, the site uses a stack
+//!   (push before, pop in the reverse sweep), said so in the note of its save; a region
+//!   is then pushed by a sequential loop nest (pushes are ordered).
+//!
+//! Decisions of `if`s whose condition cannot be evaluated again are saved the same way in
+//! `branch_tape`. Whether a value is taped at all is decided by the callers
+//! (to-be-recorded analysis in `crate::reverse`); every tape is described in the report
+//! (`crate::report`).
 
-use crate::reverse::{Ad, Env};
+use crate::affine::{clamp, extreme, Affine, Interval};
+use crate::report::{TapeInfo, TapeKind};
+use crate::reverse::Ad;
 use crate::shared::injective;
 use crate::util::{at_line, block_writes, write_places};
 use adjc_ir::*;
 
+/// The part of an array a map overwrites, as the copy loops see it.
+struct Region {
+    /// The index space of the copy (a parallel map; empty for a single element).
+    dims: Vec<MapDim>,
+    /// The array element at one point of that space.
+    elem: Vec<Expr>,
+    /// Its position in the tape's region axes (relative to the region's start).
+    rel: Vec<Expr>,
+    /// The tape extent of each region axis: formulas of the parameters.
+    extents: Vec<Expr>,
+    /// Whether `extents` are exact (not bounds over outer loops).
+    exact: bool,
+}
+
+/// One axis of the bounding box of a map's writes: `lo ..= hi`, affine in the indices
+/// of the loops around the map; `None`: the whole axis.
+type BoxAxis = Option<(Affine, Affine)>;
+
+/// The tape of one save site and how to use it.
+pub(crate) enum SiteTape {
+    /// A local scalar or array, read and written at `index` (empty for a scalar).
+    Slots { tape: VarId, index: Vec<Expr>, bounded: Option<String> },
+    /// A stack, and why there is no closed form.
+    Stack { tape: VarId, why: String },
+}
+
 impl Ad<'_> {
-    /// The stack tape of primal variable `v` (created on first use).
-    pub fn stack(&mut self, v: VarId) -> VarId {
-        if let Some(t) = self.stacks.get(&v) {
-            return *t;
-        }
-        let name = self.f.fresh_name(&format!("{}_tape", self.name(v)));
-        let t = self.f.add_var(name, Type::Scalar(self.elem(v)), VarRole::Tape, Span::NONE);
-        self.stacks.insert(v, t);
-        t
+    fn record(&mut self, info: TapeInfo) {
+        self.tapes.push(info);
     }
 
-    pub fn branch_tape(&mut self) -> VarId {
-        if let Some(t) = self.branch_tape {
-            return t;
+    /// A tape for one save site of `base` holding `per_iter` (extra axes after the loop
+    /// axes) per iteration of the current nest.
+    fn site_tape(
+        &mut self,
+        base: &str,
+        elem: Scalar,
+        per_iter: &[Expr],
+        exact: bool,
+    ) -> (SiteTape, Option<Expr>, bool) {
+        let name = self.f.fresh_name(&format!("{base}_tape"));
+        match self.slot() {
+            Ok(slot) => {
+                let mut dims = slot.dims.clone();
+                dims.extend(per_iter.iter().cloned());
+                let elems = dims.iter().cloned().fold(Expr::int(1), |a, d| a.mul(d));
+                let tape = if dims.is_empty() {
+                    self.f.add_var(name, Type::Scalar(elem), VarRole::Temp, Span::NONE)
+                } else {
+                    let ty = Type::Array {
+                        elem,
+                        dims: dims.into_iter().map(Dim::zero_based).collect(),
+                        layout: Layout::RowMajor,
+                    };
+                    let t = self.f.add_var(name, ty, VarRole::Tape, Span::NONE);
+                    self.ad_allocs.push(t);
+                    t
+                };
+                let exact = exact && slot.bounded.is_none();
+                (SiteTape::Slots { tape, index: slot.index, bounded: slot.bounded }, Some(elems), exact)
+            }
+            Err(why) => {
+                let tape = self.f.add_var(name, Type::Scalar(elem), VarRole::Tape, Span::NONE);
+                (SiteTape::Stack { tape, why }, None, false)
+            }
         }
-        let name = self.f.fresh_name("branch_tape");
-        let t = self.f.add_var(name, Type::Scalar(Scalar::Bool), VarRole::Tape, Span::NONE);
-        self.branch_tape = Some(t);
-        t
     }
 
-    /// Push of `place` before the statement at `span` overwrites it, and the matching pop.
+    fn kind_of(&self, t: &SiteTape) -> TapeKind {
+        match t {
+            SiteTape::Slots { tape, .. } if self.f.var(*tape).ty.is_array() => TapeKind::Array,
+            SiteTape::Slots { .. } => TapeKind::Value,
+            SiteTape::Stack { .. } => TapeKind::Stack,
+        }
+    }
+
+    /// Save of `place` before the statement at `span` overwrites it, and the matching
+    /// restore.
     pub fn save_place(&mut self, place: &Place, span: Span) -> (Stmt, Stmt) {
-        let tape = self.stack(place.var);
         let ty = self.elem(place.var);
         let what = self.place_str(place);
         self.clobbered.insert(place.var);
-        let push = Stmt::new(StmtKind::Push { tape, value: place.to_expr(ty) }, span)
-            .with_note(format!("tape: {what} before the statement{} overwrites it", at_line(span)));
-        let pop = Stmt::new(StmtKind::Pop { tape, target: place.clone() }, span)
-            .with_note(format!("restore {what} from its tape"));
-        (push, pop)
+        self.saved.insert(place.var);
+        let base = self.name(place.var);
+        let (site, elems, exact) = self.site_tape(&base, ty, &[], true);
+        let kind = self.kind_of(&site);
+        let line = at_line(span);
+        let (save, restore, name) = match &site {
+            SiteTape::Slots { tape, index, bounded } => {
+                let t = Place { var: *tape, index: index.clone() };
+                let size = bounded.as_ref().map(|b| format!("; {b}")).unwrap_or_default();
+                let save = Stmt::assign(t.clone(), place.to_expr(ty), span)
+                    .with_note(format!("tape: {what} before the statement{line} overwrites it{size}"));
+                let restore = Stmt::assign(place.clone(), t.to_expr(ty), span).with_note(format!("restore {what}"));
+                (save, restore, self.name(*tape))
+            }
+            SiteTape::Stack { tape, why } => {
+                let push = Stmt::new(StmtKind::Push { tape: *tape, value: place.to_expr(ty) }, span)
+                    .with_note(format!("stack tape: {why}; saves {what} before the statement{line} overwrites it"));
+                let pop = Stmt::new(StmtKind::Pop { tape: *tape, target: place.clone() }, span)
+                    .with_note(format!("restore {what} from its stack tape"));
+                (push, pop, self.name(*tape))
+            }
+        };
+        let tape = match site {
+            SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
+        };
+        let why = self.readers(place.var, span);
+        self.record(TapeInfo { var: tape, name, what, line: span.line, why, elems, exact, elem: ty, kind });
+        (save, restore)
+    }
+
+    /// Forward-sweep code at the end of each branch of the `if` at `span`, and how the
+    /// reverse sweep finds the branch again: statements to run first and the decision.
+    pub fn save_branch(&mut self, span: Span) -> (Stmt, Stmt, Block, Expr) {
+        let (site, elems, exact) = self.site_tape("branch", Scalar::Bool, &[], true);
+        let kind = self.kind_of(&site);
+        let line = at_line(span);
+        let what = "the branch taken".to_string();
+        let out = match &site {
+            SiteTape::Slots { tape, index, .. } => {
+                let t = Place { var: *tape, index: index.clone() };
+                let note = format!("tape: which branch of the `if`{line} ran");
+                (
+                    Stmt::assign(t.clone(), Expr::boolean(true), span).with_note(note.clone()),
+                    Stmt::assign(t.clone(), Expr::boolean(false), span).with_note(note),
+                    Vec::new(),
+                    t.to_expr(Scalar::Bool),
+                )
+            }
+            SiteTape::Stack { tape, why } => {
+                // Pushed at the end of the branch, after everything the branch pushed, so
+                // that the reverse sweep pops it first.
+                let note = format!("stack tape: {why}; saves which branch of the `if`{line} ran");
+                let b = self.temp("branch", Scalar::Bool, false);
+                let pop = Stmt::new(StmtKind::Pop { tape: *tape, target: Place::scalar(b) }, span)
+                    .with_note("the branch the forward sweep took");
+                (
+                    Stmt::new(StmtKind::Push { tape: *tape, value: Expr::boolean(true) }, span).with_note(note.clone()),
+                    Stmt::new(StmtKind::Push { tape: *tape, value: Expr::boolean(false) }, span).with_note(note),
+                    vec![pop],
+                    Expr::var(b, Scalar::Bool),
+                )
+            }
+        };
+        let tape = match site {
+            SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
+        };
+        let name = self.name(tape);
+        let why = "the reverse sweep runs the adjoint of the branch the forward sweep took; \
+                   the condition cannot be evaluated again"
+            .to_string();
+        self.record(TapeInfo { var: tape, name, what, line: span.line, why, elems, exact, elem: Scalar::Bool, kind });
+        out
     }
 
     /// Index variable number `k` of whole-array copy nests (`i`, `j`, `k`, `l`, then `i4`…).
@@ -112,66 +243,48 @@ impl Ad<'_> {
     }
 
     /// Forward-sweep save and reverse-sweep restore of what map `s` overwrites in `x`.
-    pub fn region_tape(&mut self, x: VarId, s: &Stmt, m: &Map, env: Env) -> (Block, Block) {
+    pub fn region_tape(&mut self, x: VarId, s: &Stmt, m: &Map) -> (Block, Block) {
         if !self.f.var(x).ty.is_array() {
             let (push, pop) = self.save_place(&Place::scalar(x), s.span);
             return (vec![push], vec![pop]);
         }
         self.clobbered.insert(x);
+        self.saved.insert(x);
         let ty = self.elem(x);
-        let map_vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
-        let places = write_places(&m.body, x);
-        let direct = match places.as_slice() {
-            [(p, false)] if injective(&p.index, &map_vars, &block_writes(&m.body)) => Some(p.index.clone()),
-            _ => None,
-        };
-        let name = self.name(x);
+        let bx = self.write_box(x, m);
+        let what = self.box_text(x, &bx);
+        let region = self.region(x, m, &bx);
+        let base = self.name(x);
+        let (site, elems, exact) = self.site_tape(&base, ty, &region.extents, region.exact);
+        let kind = self.kind_of(&site);
         let line = at_line(s.span);
-        match env {
-            Env::Top => {
-                let tape = self.local_like(x, "_tape", VarRole::Tape);
-                let (dims, idx, what) = match direct {
-                    Some(w) => (m.dims.clone(), w, format!("the elements of {name} that the map{line} overwrites")),
-                    None => {
-                        let (d, i) = self.full_space(x);
-                        (d, i, format!("{name} before the map{line} overwrites it"))
-                    }
-                };
-                let save = Stmt::new(
-                    StmtKind::Map(Map {
-                        dims: dims.clone(),
-                        body: vec![Stmt::assign(
-                            Place::element(tape, idx.clone()),
-                            Expr::load(x, idx.clone(), ty),
-                            s.span,
-                        )],
-                    }),
-                    s.span,
-                )
-                .with_note(format!("tape: {what}"));
-                let restore = Stmt::new(
-                    StmtKind::Map(Map {
-                        dims,
-                        body: vec![Stmt::assign(Place::element(x, idx.clone()), Expr::load(tape, idx, ty), s.span)],
-                    }),
-                    s.span,
-                )
-                .with_note(format!("restore {name} from its tape"));
-                (vec![save], vec![restore])
+        let copy = |dims: &[MapDim], body: Stmt| {
+            if dims.is_empty() {
+                body
+            } else {
+                Stmt::new(StmtKind::Map(Map { dims: dims.to_vec(), body: vec![body] }), s.span)
             }
-            Env::Loop => {
-                let tape = self.stack(x);
-                let (dims, idx, what) = match direct {
-                    Some(w) => (m.dims.clone(), w, format!("the elements of {name} that the map{line} overwrites")),
-                    None => {
-                        let (d, i) = self.full_space(x);
-                        (d, i, format!("{name} before the map{line} overwrites it"))
-                    }
-                };
-                let push = Stmt::new(StmtKind::Push { tape, value: Expr::load(x, idx.clone(), ty) }, s.span);
-                let pop = Stmt::new(StmtKind::Pop { tape, target: Place::element(x, idx) }, s.span);
-                let nest = |dims: &[MapDim], inner: Stmt, reversed: bool| {
-                    dims.iter().rev().fold(inner, |body, d| {
+        };
+        let (save, restore) = match &site {
+            SiteTape::Slots { tape, index, bounded } => {
+                let mut idx = index.clone();
+                idx.extend(region.rel.iter().cloned());
+                let t = Place { var: *tape, index: idx };
+                let xe = Place::element(x, region.elem.clone());
+                let size = bounded.as_ref().map(|b| format!("; {b}")).unwrap_or_default();
+                let save = copy(&region.dims, Stmt::assign(t.clone(), xe.to_expr(ty), s.span))
+                    .with_note(format!("tape: {what} before the map{line} overwrites it{size}"));
+                let restore =
+                    copy(&region.dims, Stmt::assign(xe, t.to_expr(ty), s.span)).with_note(format!("restore {what}"));
+                (save, restore)
+            }
+            SiteTape::Stack { tape, why } => {
+                let push =
+                    Stmt::new(StmtKind::Push { tape: *tape, value: Expr::load(x, region.elem.clone(), ty) }, s.span);
+                let pop =
+                    Stmt::new(StmtKind::Pop { tape: *tape, target: Place::element(x, region.elem.clone()) }, s.span);
+                let nest = |inner: Stmt, reversed: bool| {
+                    region.dims.iter().rev().fold(inner, |body, d| {
                         let (start, stop, step) = if reversed {
                             (d.stop.clone().sub(Expr::int(1)), d.start.clone().sub(Expr::int(1)), Expr::int(-1))
                         } else {
@@ -180,9 +293,237 @@ impl Ad<'_> {
                         Stmt::new(StmtKind::Loop(Loop { var: d.var, start, stop, step, body: vec![body] }), s.span)
                     })
                 };
-                let save = nest(&dims, push, false).with_note(format!("tape: {what} (sequential: pushes are ordered)"));
-                let restore = nest(&dims, pop, true).with_note(format!("restore {name} from its tape"));
-                (vec![save], vec![restore])
+                let save = nest(push, false).with_note(format!(
+                    "stack tape: {why}; saves {what} before the map{line} overwrites it (sequential: pushes are ordered)"
+                ));
+                let restore = nest(pop, true).with_note(format!("restore {what} from its stack tape"));
+                (save, restore)
+            }
+        };
+        let tape = match site {
+            SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
+        };
+        let name = self.name(tape);
+        let why = self.readers(x, s.span);
+        self.record(TapeInfo { var: tape, name, what, line: s.span.line, why, elems, exact, elem: ty, kind });
+        (vec![save], vec![restore])
+    }
+
+    /// The region of `x` that map `m` overwrites, as copy loops.
+    fn region(&mut self, x: VarId, m: &Map, bx: &[BoxAxis]) -> Region {
+        let map_vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+        let places = write_places(&m.body, x);
+        // One injective write: the map's own index space is the region.
+        if let [(p, false)] = places.as_slice() {
+            if injective(&p.index, &map_vars, &block_writes(&m.body)) {
+                let bounds: Option<Vec<(Expr, bool)>> =
+                    m.dims.iter().map(|d| self.extent_bound(&d.start, &d.stop)).collect();
+                if let Some(bounds) = bounds {
+                    let rel = m
+                        .dims
+                        .iter()
+                        .map(|d| {
+                            let v = Expr::var(d.var, Scalar::I64);
+                            match self.nest_affine(&d.start, &[]) {
+                                Some(a) => Affine::var(d.var).sub(&a).to_expr(),
+                                None => v.sub(d.start.clone()),
+                            }
+                        })
+                        .collect();
+                    return Region {
+                        dims: m.dims.clone(),
+                        elem: p.index.clone(),
+                        rel,
+                        exact: bounds.iter().all(|(_, e)| *e),
+                        extents: bounds.into_iter().map(|(e, _)| e).collect(),
+                    };
+                }
+            }
+        }
+        // Otherwise the bounding box of the writes, axis by axis.
+        let dims = self.f.var(x).ty.dims().to_vec();
+        let mut region =
+            Region { dims: Vec::new(), elem: Vec::new(), rel: Vec::new(), extents: Vec::new(), exact: true };
+        let env = self.nest_env();
+        let nest: Vec<VarId> = self.nest.iter().map(|f| f.var).collect();
+        for (d, axis) in dims.iter().zip(bx) {
+            let (lo, stop, extent, exact) = match axis {
+                Some((lo, hi)) if lo == hi => {
+                    region.elem.push(lo.to_expr());
+                    continue;
+                }
+                Some((lo, hi)) => {
+                    let ext = hi.sub(lo).plus(1);
+                    let bound = extreme(&ext, &env, true);
+                    if bound.mentions_any(&nest) {
+                        (lo.to_expr(), hi.plus(1).to_expr(), d.extent.clone(), false)
+                    } else {
+                        let exact = !ext.mentions_any(&nest);
+                        (lo.to_expr(), hi.plus(1).to_expr(), clamp(&bound, &|v| self.is_size(v)), exact)
+                    }
+                }
+                None => (d.lower.clone(), d.lower.clone().add(d.extent.clone()), d.extent.clone(), true),
+            };
+            let k = region.dims.len();
+            let v = self.copy_index(k);
+            let ve = Expr::var(v, Scalar::I64);
+            region.dims.push(MapDim { var: v, start: lo.clone(), stop });
+            region.elem.push(ve.clone());
+            region.rel.push(ve.sub(lo));
+            region.extents.push(extent);
+            region.exact &= exact;
+        }
+        region
+    }
+
+    /// The bounding box of every write to `x` in map `m`, axis by axis, in terms of the
+    /// indices of the loops around the map.
+    fn write_box(&self, x: VarId, m: &Map) -> Vec<BoxAxis> {
+        let rank = self.f.var(x).ty.rank();
+        let mut env: Vec<Interval> = Vec::new();
+        for d in &m.dims {
+            let known: Vec<VarId> = env.iter().map(|iv| iv.var).collect();
+            match (self.nest_affine(&d.start, &known), self.nest_affine(&d.stop, &known)) {
+                (Some(lo), Some(stop)) => env.push(Interval { var: d.var, lo, hi: stop.plus(-1) }),
+                _ => return vec![None; rank],
+            }
+        }
+        let mut writes: Vec<(Vec<Expr>, Vec<Interval>)> = Vec::new();
+        self.collect_writes(x, &m.body, &env, &mut writes);
+        let mut out: Vec<BoxAxis> = Vec::new();
+        for axis in 0..rank {
+            let mut acc: BoxAxis = None;
+            let mut ok = !writes.is_empty();
+            for (index, env) in &writes {
+                let known: Vec<VarId> = env.iter().map(|iv| iv.var).collect();
+                let Some(a) = index.get(axis).and_then(|e| self.nest_affine(e, &known)) else {
+                    ok = false;
+                    break;
+                };
+                let (lo, hi) = (extreme(&a, env, false), extreme(&a, env, true));
+                if lo.mentions_any(&known) || hi.mentions_any(&known) {
+                    ok = false;
+                    break;
+                }
+                acc = match acc.take() {
+                    None => Some((lo, hi)),
+                    Some((l0, h0)) => {
+                        let (Some(dl), Some(dh)) = (l0.sub(&lo).as_const(), h0.sub(&hi).as_const()) else {
+                            ok = false;
+                            break;
+                        };
+                        Some((if dl > 0 { lo } else { l0 }, if dh < 0 { hi } else { h0 }))
+                    }
+                };
+            }
+            out.push(if ok { acc } else { None });
+        }
+        out
+    }
+
+    /// Every write to `x` in `b` with the intervals of the loops around it.
+    fn collect_writes(&self, x: VarId, b: &Block, env: &[Interval], out: &mut Vec<(Vec<Expr>, Vec<Interval>)>) {
+        for s in b {
+            match &s.kind {
+                StmtKind::Assign { target, .. }
+                | StmtKind::Accumulate { target, .. }
+                | StmtKind::Pop { target, .. }
+                    if target.var == x =>
+                {
+                    out.push((target.index.clone(), env.to_vec()))
+                }
+                StmtKind::Loop(l) => {
+                    let known: Vec<VarId> = env.iter().map(|iv| iv.var).collect();
+                    let mut inner = env.to_vec();
+                    let step = l.step.as_int().unwrap_or(1);
+                    if let (Some(a), Some(b)) = (self.nest_affine(&l.start, &known), self.nest_affine(&l.stop, &known))
+                    {
+                        let (lo, hi) = if step > 0 { (a, b.plus(-1)) } else { (b.plus(1), a) };
+                        inner.push(Interval { var: l.var, lo, hi });
+                    }
+                    self.collect_writes(x, &l.body, &inner, out);
+                }
+                StmtKind::Map(mm) => {
+                    let mut inner = env.to_vec();
+                    for d in &mm.dims {
+                        let known: Vec<VarId> = inner.iter().map(|iv| iv.var).collect();
+                        if let (Some(lo), Some(stop)) =
+                            (self.nest_affine(&d.start, &known), self.nest_affine(&d.stop, &known))
+                        {
+                            inner.push(Interval { var: d.var, lo, hi: stop.plus(-1) });
+                        }
+                    }
+                    self.collect_writes(x, &mm.body, &inner, out);
+                }
+                _ => s.blocks().into_iter().for_each(|c| self.collect_writes(x, c, env, out)),
+            }
+        }
+    }
+
+    /// `B[1:-1]`, `A[i, 1:-1]`, `A[:, j]`: the box in NumPy slice notation.
+    fn box_text(&self, x: VarId, bx: &[BoxAxis]) -> String {
+        let f = &self.f;
+        let dims = f.var(x).ty.dims().to_vec();
+        let fixed = |e: &Expr| Affine::parse(e, &|v| self.is_fixed(v), &|v| self.is_fixed(v));
+        let parts: Vec<String> = dims
+            .iter()
+            .zip(bx)
+            .map(|(d, axis)| match axis {
+                None => ":".to_string(),
+                Some((lo, hi)) if lo == hi => adjc_ir::print::expr_str(f, &lo.to_expr()),
+                Some((lo, hi)) => {
+                    let (lower, extent) = (fixed(&d.lower), fixed(&d.extent));
+                    let start = if lower.as_ref() == Some(lo) {
+                        String::new()
+                    } else {
+                        adjc_ir::print::expr_str(f, &lo.to_expr())
+                    };
+                    let stop = hi.plus(1);
+                    let end = lower.as_ref().zip(extent.as_ref()).map(|(l, e)| l.add(e));
+                    let stop_text = match (&end, &lower) {
+                        (Some(end), _) if *end == stop => String::new(),
+                        (Some(end), Some(l)) if l.as_const() == Some(0) => match end.sub(&stop).as_const() {
+                            Some(c) if c > 0 => format!("-{c}"),
+                            _ => adjc_ir::print::expr_str(f, &stop.to_expr()),
+                        },
+                        _ => adjc_ir::print::expr_str(f, &stop.to_expr()),
+                    };
+                    format!("{start}:{stop_text}")
+                }
+            })
+            .collect();
+        format!("{}[{}]", f.var(x).name, parts.join(", "))
+    }
+
+    /// "read by the adjoint of line 8": the statements whose adjoints read `x` and run in
+    /// the reverse sweep after the restore of the save at `span` (those before it in the
+    /// source, or in the loops around it).
+    pub fn readers(&self, x: VarId, span: Span) -> String {
+        let outer = self.nest.first().map(|f| f.span).unwrap_or(span);
+        let mut lines: Vec<u32> = Vec::new();
+        let relevant = |t: &Stmt| {
+            t.span.start <= span.start || (t.span.start >= outer.start && t.span.start < outer.end.max(outer.start + 1))
+        };
+        walk_stmts(&self.p.body, &mut |t| {
+            let reads = match &t.kind {
+                StmtKind::Assign { target, value } => self.ar_write(target, value).contains(&x),
+                StmtKind::Accumulate { target, op, value, .. } => {
+                    self.ar_write(target, &self.effective_value(target, *op, value)).contains(&x)
+                }
+                StmtKind::Loop(_) => self.active_nest(t).is_some_and(|n| self.ar_minmax(&n).contains(&x)),
+                _ => false,
+            };
+            if reads && relevant(t) && !t.span.is_none() && !lines.contains(&t.span.line) {
+                lines.push(t.span.line);
+            }
+        });
+        lines.sort_unstable();
+        match lines.as_slice() {
+            [] => "read by the reverse sweep".into(),
+            [l] => format!("read by the adjoint of line {l}"),
+            ls => {
+                let ls: Vec<String> = ls.iter().map(|l| l.to_string()).collect();
+                format!("read by the adjoints of lines {}", ls.join(", "))
             }
         }
     }

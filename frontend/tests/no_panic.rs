@@ -149,6 +149,10 @@ fn mutated_examples_are_handled() {
         "::-1",
         "//",
         "%",
+        ".reshape(",
+        "np.std(",
+        "np.eye(",
+        ", -1)",
     ];
     for src in examples() {
         for _ in 0..150 {
@@ -217,6 +221,16 @@ fn gen_expr(rng: &mut Rng, depth: usize, in_loop: bool) -> String {
         "A.copy()",
         "np.mean(B)",
         "len(x)",
+        "np.std(A, axis=0)",
+        "B.var(ddof=1)",
+        "np.eye(N)",
+        "np.identity(N, dtype=np.float32)",
+        "np.sign(x)",
+        "A.reshape(-1)",
+        "np.reshape(x, (N, 1))",
+        "A.ravel()[::2]",
+        "np.reshape(A, (1, N, N)) @ B",
+        "A.reshape(N, 1, N) @ x",
     ];
     if depth == 0 || rng.below(3) == 0 {
         loop {

@@ -55,7 +55,12 @@ def f(x: 'float64[6]', A: 'float64[N, M]'):
     let a: Vec<f64> = (0..6).map(|v| 10.0 + v as f64).collect();
     let out = run(
         f,
-        &[("N", Data::i(2)), ("M", Data::i(3)), ("x", Data::arr(&[6], x.clone())), ("A", Data::arr(&[2, 3], a.clone()))],
+        &[
+            ("N", Data::i(2)),
+            ("M", Data::i(3)),
+            ("x", Data::arr(&[6], x.clone())),
+            ("A", Data::arr(&[2, 3], a.clone())),
+        ],
     );
     // Reshape never reorders elements: every result holds the input in the same order.
     assert_eq!(out["ret0"].dims(), vec![2, 3]);

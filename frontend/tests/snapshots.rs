@@ -32,7 +32,12 @@ example_snapshot!(
     go_fast,
     bias_add,
     tuple_return,
-    with_helper
+    with_helper,
+    doitgen,
+    correlation,
+    durbin,
+    if_on_data,
+    select
 );
 
 #[test]

@@ -7,8 +7,8 @@ use std::process::Command;
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::{context, Value};
 
-use crate::harness::Plan;
 use crate::cli::{CliError, CliResult};
+use crate::harness::Plan;
 use crate::pipeline::Transpiled;
 
 const TEMPLATE: &str = include_str!("../../../templates/check_numpy.py.j2");

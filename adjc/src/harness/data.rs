@@ -121,8 +121,11 @@ pub fn fill(dist: &Dist, shape: &[usize], rng: &mut Rng, name: &str) -> CliResul
     })
 }
 
+/// An array read from a file: name, shape, values as float64 in C order.
+pub type NamedArray = (String, Vec<usize>, Vec<f64>);
+
 /// Reads the arrays of an `.npz` archive as float64, in C order, with their shapes.
-pub fn read_npz(path: &Path) -> CliResult<Vec<(String, Vec<usize>, Vec<f64>)>> {
+pub fn read_npz(path: &Path) -> CliResult<Vec<NamedArray>> {
     let io = |e: std::io::Error| CliError::Io(format!("cannot read {}: {e}", path.display()));
     let mut archive = npyz::npz::NpzArchive::open(path).map_err(io)?;
     let names: Vec<String> = archive.array_names().map(|s| s.to_string()).collect();

@@ -193,4 +193,3 @@ pub fn plan(t: &Transpiled, args: &InputArgs) -> CliResult<Plan> {
     let sizes_text = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
     Ok(Plan { params, data: data_values, sizes_text })
 }
-

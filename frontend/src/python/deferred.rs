@@ -173,7 +173,13 @@ impl Lowerer<'_> {
         let mut shape = Vec::new();
         let mut bounds = Vec::new();
         for d in 0..nb {
-            let pick = |x: &Arr, s: usize| if d + s >= nb { Some((x.shape[d + s - nb].clone(), x.bounds[d + s - nb].clone())) } else { None };
+            let pick = |x: &Arr, s: usize| {
+                if d + s >= nb {
+                    Some((x.shape[d + s - nb].clone(), x.bounds[d + s - nb].clone()))
+                } else {
+                    None
+                }
+            };
             let (ext, bound) = match (pick(&a, sa), pick(&b, sb)) {
                 (Some((xa, ba)), Some((xb, bb))) => {
                     let f = &self.f;

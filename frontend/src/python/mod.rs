@@ -2,8 +2,8 @@
 //! parameter types (`types`: argument specs and annotations; `infer`: inference from
 //! use) → lowering of the entry function to one IR function (`lower` statements,
 //! `expr` expressions, `calls` NumPy functions and inlined helpers, `store`
-//! assignments, `deferred` reductions and matrix products, `finish` signature and
-//! clean-up). `value` holds the lazy array values that make one vectorised statement
+//! assignments, `deferred` reductions and matrix products, `moments` std/var,
+//! `reshape` reshapes, `finish` signature and clean-up). `value` holds the lazy array values that make one vectorised statement
 //! one fused `Map`; `shapes` compares and unifies symbolic extents.
 //!
 //! Supported: one or more `def`s (helpers are inlined; they may mutate their array
@@ -12,14 +12,16 @@
 //! assignment and `+= -= *= /=`, basic indexing (integers, slices with any constant
 //! step, negative literals, `None`/`np.newaxis`, `...`), NumPy broadcasting, boolean
 //! masks as assignment targets (`s[s <= 0.1] = 1.0`), ufuncs and `math` functions,
-//! `np.where`/`np.clip`/`np.flip`/`.T`, reductions (`np.sum`, `mean`, `max`, `min`,
-//! `prod`, with `axis`/`keepdims`, also as methods), array creation (`np.zeros`, ...,
-//! `*_like`, `copy`), and matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`,
-//! ranks 1 and 2) lowered to loops.
+//! `np.where`/`np.clip`/`np.sign`/`np.flip`/`.T`, reductions (`np.sum`, `mean`, `max`,
+//! `min`, `prod`, `std`, `var`, with `axis`/`keepdims`, also as methods), array creation
+//! (`np.zeros`, ..., `*_like`, `copy`, `np.eye`, `np.identity`), reshaping (`np.reshape`,
+//! `.reshape`, `.ravel`, `.flatten`: index remapping, views of contiguous arrays), and
+//! matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`; `@` also on stacks of
+//! matrices) lowered to loops.
 //!
 //! Not supported (diagnosed): `while`, `break`, `continue`, comprehensions, lambdas,
 //! classes, `*args`/`**kwargs`, `global`, `with`, `try`, integer-array indexing,
-//! boolean masks outside assignment targets, reshaping, early `return`, shapes that
+//! boolean masks outside assignment targets, early `return`, shapes that
 //! depend on loop variables (for arrays the source creates; temporaries use bounds).
 
 mod ast;

@@ -46,9 +46,8 @@ impl Lowerer<'_> {
         })?;
         let sum = self.reduce(RedOp::Sum, sq, axis, keep, e)?;
         let n = SVal::weak(count.cast(Scalar::F64));
-        let var = self.lift(vec![sum, Val::Scalar(n)], &[e, e], e, &|v| {
-            ops::arith(BinOpAst::Div, v[0].clone(), v[1].clone())
-        })?;
+        let var = self
+            .lift(vec![sum, Val::Scalar(n)], &[e, e], e, &|v| ops::arith(BinOpAst::Div, v[0].clone(), v[1].clone()))?;
         if std {
             self.lift(vec![var], &[e], e, &|v| Ok(ops::intrinsic(Intrinsic::Sqrt, vec![v[0].clone()])))
         } else {

@@ -155,7 +155,8 @@ impl Lowerer<'_> {
             })?;
         }
         let solved = rest.syms.into_iter().fold(Expr::int(rest.c), |acc, s| acc.mul(s));
-        let mut out: Vec<Expr> = new.into_iter().map(|x| x.map(|x| self.shapes.norm(&x)).unwrap_or(Expr::int(0))).collect();
+        let mut out: Vec<Expr> =
+            new.into_iter().map(|x| x.map(|x| self.shapes.norm(&x)).unwrap_or(Expr::int(0))).collect();
         out[hole] = sym::canon(&solved);
         Ok(out)
     }
