@@ -59,6 +59,10 @@ pub struct TranspileArgs {
     /// What to produce.
     #[arg(long, value_enum, default_value_t = EmitKind::C)]
     pub emit: EmitKind,
+    /// Also print the tape report: what the adjoint saves, why, and how much memory each
+    /// tape takes as a formula of the sizes.
+    #[arg(long)]
+    pub report: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).

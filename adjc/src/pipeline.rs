@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use adjc_autodiff::{AdOptions, Adjoint};
 use adjc_emit::{CFiles, EmitOptions};
-use adjc_frontend::PythonOptions;
+use adjc_frontend::{FortranOptions, PythonOptions};
 use adjc_ir::{validate, Diagnostic, Module};
 
 use crate::cli::{CliError, CliResult, EmitKind, TranspileArgs};
@@ -46,14 +46,27 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     let (file, source) = read_source(&args.file)?;
     let in_source = |diag: Diagnostic| CliError::Source { file: file.clone(), source: source.clone(), diag };
     let ext = args.file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    if ext != "py" {
-        return Err(CliError::Usage(format!(
-            "{}: unsupported source language (`.{ext}`); adjc reads Python (`.py`) files",
-            file
-        )));
-    }
-    let opts = PythonOptions { entry: args.function.clone(), arg_specs: args.args.clone() };
-    let mut module = adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?;
+    let mut module = match ext.as_str() {
+        "py" => {
+            let opts = PythonOptions { entry: args.function.clone(), arg_specs: args.args.clone() };
+            adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?
+        }
+        "f90" | "f95" | "f03" | "f08" | "f18" => {
+            if !args.args.is_empty() {
+                return Err(CliError::Usage(
+                    "--arg is for Python sources; Fortran declarations give every type and shape".into(),
+                ));
+            }
+            let opts = FortranOptions { entry: args.function.clone() };
+            adjc_frontend::lower_fortran(&file, &source, &opts).map_err(in_source)?
+        }
+        _ => {
+            return Err(CliError::Usage(format!(
+                "{}: unsupported source language (`.{ext}`); adjc reads Python (`.py`) and free-form Fortran (`.f90`) files",
+                file
+            )))
+        }
+    };
     validate::validate_module(&module).map_err(|e| internal(&file, &source, e))?;
     let sequential =
         module.functions.first().cloned().ok_or_else(|| CliError::Usage("no function to differentiate".into()))?;
@@ -71,6 +84,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // sequential loop gives: keep the loops then.
     let (primal, adjoint) = match differentiate(&parallel) {
         Ok(a) => (parallel, a),
+        Err(d) if parallel == sequential => return Err(in_source(d)),
         Err(_) => {
             let a = differentiate(&sequential).map_err(in_source)?;
             (sequential, a)
@@ -147,5 +161,46 @@ pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
             }
         }
     }
+    if args.report {
+        print!("{}", tape_report(&t));
+    }
     Ok(())
+}
+
+/// `--report`: one line per tape of the adjoint (name, element type, element count as a
+/// formula of the sizes, what it saves and why), then the values recomputed instead.
+pub fn tape_report(t: &Transpiled) -> String {
+    let f = &t.adjoint.function;
+    let file = Path::new(&t.module.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut out = format!("tapes of {}:\n", f.name);
+    if t.adjoint.tapes.is_empty() {
+        out.push_str("  none: the reverse sweep needs no saved value\n");
+    }
+    let rows: Vec<[String; 4]> = t
+        .adjoint
+        .tapes
+        .iter()
+        .map(|tape| {
+            let elems = format!("{} elements", tape.elems_text(f));
+            let kind = match tape.kind {
+                adjc_autodiff::TapeKind::Stack => " (stack)",
+                _ => "",
+            };
+            let saves = if tape.line == 0 {
+                format!("saves {}{kind}; {}", tape.what, tape.why)
+            } else {
+                format!("saves {}{kind} before {file}:{} overwrites it; {}", tape.what, tape.line, tape.why)
+            };
+            [tape.name.clone(), tape.elem.to_string(), elems, saves]
+        })
+        .collect();
+    let width = |k: usize| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    for r in &rows {
+        out.push_str(&format!("  {:w0$}  {:w1$}  {:w2$}  {}\n", r[0], r[1], r[2], r[3]));
+    }
+    for r in &t.adjoint.recomputed {
+        out.push_str(&format!("  {} recomputed in the reverse sweep instead of taped ({file}:{})\n", r.name, r.line));
+    }
+    out
 }

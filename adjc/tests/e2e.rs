@@ -118,10 +118,12 @@ fn output_is_deterministic_and_snapshotted() {
         let stem = Path::new(&ex.path).file_stem().unwrap().to_string_lossy().into_owned();
         let mut outs = Vec::new();
         for _run in 0..2 {
-            // The same -o both times: the command line is part of the output.
-            let dir = std::env::temp_dir().join(format!("adjc-det-{}-{stem}", std::process::id()));
+            // The same relative -o every time: the command line is part of the output, and
+            // the snapshots must not depend on where or by which process they were made.
+            let rel = format!("target/adjc-det/{stem}");
+            let dir = root().join(&rel);
             let _ = std::fs::remove_dir_all(&dir);
-            let out = adjc(&["transpile", &ex.path, "-o", dir.to_str().unwrap()]);
+            let out = adjc(&["transpile", &ex.path, "-o", &rel]);
             assert!(out.status.success(), "{}", text(&out));
             let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
             let h = std::fs::read_to_string(dir.join(format!("{stem}.h"))).unwrap();

@@ -83,6 +83,58 @@ fn fully_overwritten(body: &Block, f: &Function, y: VarId) -> bool {
     })
 }
 
+/// Whether `s` restores `x` from `tape` (`x[w] = tape[k]`).
+fn is_restore(s: &Stmt, x: VarId, tape: VarId) -> bool {
+    matches!(&s.kind, StmtKind::Assign { target, value }
+        if target.var == x && matches!(&value.kind, ExprKind::Var(t) | ExprKind::Load(t, _) if *t == tape))
+}
+
+/// `tmp = x[w]; x[w] = tape[k]; tape[k] = tmp` for the restore `x[w] = tape[k]`.
+fn swapped(s: &Stmt, tmp: VarId, ty: Scalar) -> Block {
+    let StmtKind::Assign { target, value } = &s.kind else { return vec![s.clone()] };
+    let slot = match &value.kind {
+        ExprKind::Load(t, idx) => Place::element(*t, idx.clone()),
+        ExprKind::Var(t) => Place::scalar(*t),
+        _ => return vec![s.clone()],
+    };
+    vec![
+        Stmt::assign(Place::scalar(tmp), target.to_expr(ty), s.span),
+        Stmt::assign(target.clone(), value.clone(), s.span),
+        Stmt::assign(slot, Expr::var(tmp, ty), s.span),
+    ]
+}
+
+/// Turns the restore of `x` from `tape` in `b` into a swap; false when it is not found.
+fn swap_restore(b: &mut Block, x: VarId, tape: VarId, tmp: VarId, ty: Scalar) -> bool {
+    let keep = |n: &Option<String>| {
+        let n = n.clone().unwrap_or_default();
+        Some(format!("{n} (swapped: the tape keeps the values it replaces)").trim_start().to_string())
+    };
+    for k in 0..b.len() {
+        if is_restore(&b[k], x, tape) {
+            let mut three = swapped(&b[k], tmp, ty);
+            three[0].note = keep(&b[k].note);
+            b.splice(k..k + 1, three);
+            return true;
+        }
+        if let StmtKind::Map(m) = &mut b[k].kind {
+            if let [only] = m.body.as_slice() {
+                if is_restore(only, x, tape) {
+                    m.body = swapped(only, tmp, ty);
+                    b[k].note = keep(&b[k].note);
+                    return true;
+                }
+            }
+        }
+        for c in b[k].blocks_mut() {
+            if swap_restore(c, x, tape, tmp, ty) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
     let Parts { mut fwd, mut rev, primal_body, primal_allocs, of, by_value } = parts;
     let p = ad.p;
@@ -162,6 +214,27 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
         let x = q.var;
         let name = p.var(x).name.clone();
         let ty = ad.elem(x);
+        // One save site changes it, and its tape can keep the forward result.
+        let swaps: Vec<usize> = (0..ad.swaps.len()).filter(|k| ad.swaps[*k].x == x).collect();
+        if let (false, [k]) = (ad.unswappable.contains(&x), swaps.as_slice()) {
+            let tape = ad.swaps[*k].tape;
+            let mut found = false;
+            walk_stmts(&rev, &mut |t| found |= is_restore(t, x, tape));
+            if found {
+                let tmp = ad.temp(&format!("{name}_fwd"), ty, false);
+                swap_restore(&mut rev, x, tape, tmp, ty);
+                let tname = ad.name(tape);
+                let mut back = std::mem::take(&mut ad.swaps[*k].copy_back);
+                if let Some(first) = back.first_mut() {
+                    first.note = Some(format!("give {name} its forward result back: {tname} kept it"));
+                }
+                suffix.extend(back);
+                if let Some(t) = ad.tapes.iter_mut().find(|t| t.var == tape) {
+                    t.why.push_str(&format!("; it then keeps {name}'s forward result, copied back at the end"));
+                }
+                continue;
+            }
+        }
         let why = format!("the reverse sweep changes {name}; its forward result is put back at the end");
         if ad.f.var(x).ty.is_array() {
             let snap = ad.local_like(x, "_final", VarRole::Tape);

@@ -341,7 +341,7 @@ impl Ad<'_> {
             .with_note(format!("iteration-private copy of {what}: the statement{} overwrites it", at_line(span)));
         let restore = Stmt::assign(place.clone(), Expr::var(t, ty), span).with_note(format!("restore {what}"));
         if !self.private.contains(&place.var) {
-            self.clobbered.insert(place.var);
+            self.clobber(place.var);
         }
         (save, restore)
     }
@@ -367,7 +367,7 @@ impl Ad<'_> {
                     }
                     c.push(s.clone().with_note("recomputed"));
                     if !self.private.contains(&target.var) {
-                        self.clobbered.insert(target.var);
+                        self.clobber(target.var);
                     }
                 }
                 r.extend(self.adjoint_simple(s, true)?);
@@ -423,7 +423,10 @@ impl Ad<'_> {
                         r.push(restore);
                     }
                     c.push(s.clone().with_note("recomputed"));
-                    self.clobbered.extend(inner_written.into_iter().filter(|v| !self.private.contains(v)));
+                    let shared: Vec<VarId> = inner_written.into_iter().filter(|v| !self.private.contains(v)).collect();
+                    for v in shared {
+                        self.clobber(v);
+                    }
                 }
                 let body = self.rev_inner(&l.body)?;
                 if !body.is_empty() {
@@ -466,7 +469,7 @@ impl Ad<'_> {
             c.push(save);
             c.push(s.clone().with_note("recomputed"));
             if !self.private.contains(&x) {
-                self.clobbered.insert(x);
+                self.clobber(x);
             }
             r.push(read_fin);
             r.push(restore);

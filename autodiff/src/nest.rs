@@ -36,6 +36,8 @@ pub(crate) struct Frame {
     pub interval: Option<Interval>,
     /// The loop statement's span (its body included).
     pub span: Span,
+    /// The loop itself (bounds and step), body left out.
+    pub range: Loop,
 }
 
 /// Where a save site's values go in a tape array.
@@ -93,7 +95,8 @@ impl Ad<'_> {
                     None => format!("the trip count of `{}` has no closed form", name(l.var)),
                 },
             };
-            return Frame { var: l.var, counter: None, trips: Trips::Unknown(why), interval: None, span };
+            let range = Loop { body: Vec::new(), ..l.clone() };
+            return Frame { var: l.var, counter: None, trips: Trips::Unknown(why), interval: None, span, range };
         };
         let var = Affine::var(l.var);
         let (counter, diff, interval) = if step > 0 {
@@ -136,7 +139,8 @@ impl Ad<'_> {
                 )
             }
         };
-        Frame { var: l.var, counter: Some(counter), trips, interval: Some(interval), span }
+        let range = Loop { body: Vec::new(), ..l.clone() };
+        Frame { var: l.var, counter: Some(counter), trips, interval: Some(interval), span, range }
     }
 
     /// The slot of the current iteration of the nest, or why there is none (stack tape).

@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 type VarSet = BTreeSet<VarId>;
 
 /// The primal `f` with every provably independent loop turned into a map (see the module
-/// documentation). Pure; the result is valid IR whenever `f` is.
+/// documentation). `f` must be valid IR (validate it first); so is the result. Pure.
 pub fn parallelize(f: &Function) -> Function {
     let mut out = f.clone();
     let body = std::mem::take(&mut out.body);
@@ -103,8 +103,9 @@ mod liveness {
         b.iter().rev().fold(out.clone(), |live, s| stmt(f, s, &live))
     }
 
-    /// The scalars live at the start of a loop (or map) body, given those live after the
-    /// loop: the body may run again or not at all.
+    /// The scalars live at the end of a loop (or map) body, given those live after the
+    /// loop: the body may run again or not at all. Bound reads aside, it is also what is
+    /// live on entry to the loop.
     pub(super) fn loop_fixpoint(f: &Function, body: &Block, out: &VarSet) -> VarSet {
         let mut x = out.clone();
         loop {
@@ -315,7 +316,7 @@ mod independence {
     /// Each iteration touches only its own slice: one dimension is indexed by the same
     /// injective affine function of `v` (with otherwise invariant terms) at every access.
     fn owned_slice(accs: &[Access<'_>], v: VarId, variant: &VarSet) -> bool {
-        let Some(rank) = accs.first().map(|a| a.index().len()) else { return true };
+        let Some(rank) = accs.first().map(|a| a.index().len()) else { return false };
         (0..rank).any(|d| {
             let mut forms = accs.iter().map(|a| a.index().get(d).and_then(affine::of));
             let Some(Some(first)) = forms.next() else { return false };
@@ -348,7 +349,7 @@ mod independence {
     /// `live_out`: scalars live right after the loop.
     pub(in super::super) fn plan(f: &Function, l: &Loop, live_out: &VarSet) -> Option<Plan> {
         let step = eval_int(&l.step, &|_| None).filter(|s| *s != 0)?;
-        if step.abs() != 1 && affine::of(&l.start).is_none() {
+        if step.checked_abs()? != 1 && affine::of(&l.start).is_none() {
             return None;
         }
         let written: VarSet = written_vars(&l.body).into_iter().collect();

@@ -23,6 +23,7 @@ use crate::deriv::{partials, times, Partial};
 use crate::nest::Frame;
 use crate::recompute;
 use crate::report::{Recomputed, TapeInfo};
+use crate::tape::Swap;
 use crate::util::{at_line, block_writes, expr_vars, index_vars, same_index, stmt_mentions, zero, VarSet};
 use adjc_ir::*;
 use std::collections::BTreeMap;
@@ -74,6 +75,12 @@ pub(crate) struct Ad<'p> {
     pub recomputed: Vec<Recomputed>,
     /// The sequential loops around the statement being reversed, outermost first.
     pub nest: Vec<Frame>,
+    /// How many `if`s enclose the statement being reversed.
+    pub cond_depth: usize,
+    /// Save sites whose tape can give an output its forward result back (see `assemble`).
+    pub swaps: Vec<Swap>,
+    /// Outputs the reverse sweep changes other than through such a site.
+    pub unswappable: VarSet,
     /// Arrays created by the transform (tapes, snapshots) to allocate and free.
     pub ad_allocs: Vec<VarId>,
     /// Primal variables the reverse sweep modifies (restores, recomputation).
@@ -91,6 +98,8 @@ pub(crate) struct Checkpoint {
     nvars: usize,
     adj: BTreeMap<VarId, VarId>,
     saved: VarSet,
+    swaps: usize,
+    unswappable: VarSet,
     tapes: usize,
     recomputed: usize,
     ad_allocs: Vec<VarId>,
@@ -166,6 +175,9 @@ impl<'p> Ad<'p> {
             recompute: recompute::find(p, body),
             recomputed: Vec::new(),
             nest: Vec::new(),
+            cond_depth: 0,
+            swaps: Vec::new(),
+            unswappable: VarSet::new(),
             ad_allocs: Vec::new(),
             clobbered: VarSet::new(),
             private_ad: VarSet::new(),
@@ -179,6 +191,8 @@ impl<'p> Ad<'p> {
             nvars: self.f.vars.len(),
             adj: self.adj.clone(),
             saved: self.saved.clone(),
+            swaps: self.swaps.len(),
+            unswappable: self.unswappable.clone(),
             tapes: self.tapes.len(),
             recomputed: self.recomputed.len(),
             ad_allocs: self.ad_allocs.clone(),
@@ -192,6 +206,8 @@ impl<'p> Ad<'p> {
         self.f.vars.truncate(c.nvars);
         self.adj = c.adj;
         self.saved = c.saved;
+        self.swaps.truncate(c.swaps);
+        self.unswappable = c.unswappable;
         self.tapes.truncate(c.tapes);
         self.recomputed.truncate(c.recomputed);
         self.ad_allocs = c.ad_allocs;
@@ -199,6 +215,13 @@ impl<'p> Ad<'p> {
         self.private_ad = c.private_ad;
         self.copy_idx = c.copy_idx;
         self.map_entry.clear();
+    }
+
+    /// Records that the reverse sweep changes primal variable `v` (other than by a
+    /// restore that can keep its forward result, see [`Swap`]).
+    pub fn clobber(&mut self, v: VarId) {
+        self.clobbered.insert(v);
+        self.unswappable.insert(v);
     }
 
     pub fn elem(&self, v: VarId) -> Scalar {
@@ -428,8 +451,12 @@ impl<'p> Ad<'p> {
                 if self.is_reeval(cond) {
                     base.extend(expr_vars(cond));
                 }
-                let (mut ft, rt) = self.rev_block(then_body, env, &mut base.clone())?;
-                let (mut fe, re) = self.rev_block(else_body, env, &mut base.clone())?;
+                self.cond_depth += 1;
+                let branches = self
+                    .rev_block(then_body, env, &mut base.clone())
+                    .and_then(|t| Ok((t, self.rev_block(else_body, env, &mut base.clone())?)));
+                self.cond_depth -= 1;
+                let ((mut ft, rt), (mut fe, re)) = branches?;
                 let plain_if = |ft: Block, fe: Block| Stmt {
                     kind: StmtKind::If { cond: cond.clone(), then_body: ft, else_body: fe },
                     ..s.clone()

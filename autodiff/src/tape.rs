@@ -25,8 +25,7 @@
 use crate::affine::{clamp, extreme, Affine, Interval};
 use crate::report::{TapeInfo, TapeKind};
 use crate::reverse::Ad;
-use crate::shared::injective;
-use crate::util::{at_line, block_writes, write_places};
+use crate::util::{at_line, write_places};
 use adjc_ir::*;
 
 /// The part of an array a map overwrites, as the copy loops see it.
@@ -41,11 +40,24 @@ struct Region {
     extents: Vec<Expr>,
     /// Whether `extents` are exact (not bounds over outer loops).
     exact: bool,
+    /// `B[1:-1]`, for notes and the report.
+    what: String,
 }
 
 /// One axis of the bounding box of a map's writes: `lo ..= hi`, affine in the indices
 /// of the loops around the map; `None`: the whole axis.
 type BoxAxis = Option<(Affine, Affine)>;
+
+/// A save site whose tape can also give output `x` its forward result back: when the
+/// reverse sweep restores `x`, the tape slot takes the value it replaces (a swap, done by
+/// `assemble` when this site is the only thing that changes `x` in the reverse sweep), so
+/// that afterwards the tape holds the last value each element had; `copy_back` puts
+/// those values back at the end, instead of a snapshot of the whole of `x`.
+pub(crate) struct Swap {
+    pub x: VarId,
+    pub tape: VarId,
+    pub copy_back: Block,
+}
 
 /// The tape of one save site and how to use it.
 pub(crate) enum SiteTape {
@@ -110,7 +122,6 @@ impl Ad<'_> {
     pub fn save_place(&mut self, place: &Place, span: Span) -> (Stmt, Stmt) {
         let ty = self.elem(place.var);
         let what = self.place_str(place);
-        self.clobbered.insert(place.var);
         self.saved.insert(place.var);
         let base = self.name(place.var);
         let (site, elems, exact) = self.site_tape(&base, ty, &[], true);
@@ -133,6 +144,7 @@ impl Ad<'_> {
                 (push, pop, self.name(*tape))
             }
         };
+        self.offer_swap(place.var, &site, &[], &place.index, &[], span);
         let tape = match site {
             SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
         };
@@ -183,6 +195,73 @@ impl Ad<'_> {
             .to_string();
         self.record(TapeInfo { var: tape, name, what, line: span.line, why, elems, exact, elem: Scalar::Bool, kind });
         out
+    }
+
+    /// Registers the save site of `x` (region `dims`/`elem`, tape position `rel` inside
+    /// the slot) as a [`Swap`] when its tape can hand the forward result back: outside
+    /// every `if`, with slots, and either the region does not depend on the loops (the
+    /// last iteration's slot holds the last values) or every iteration saves different
+    /// elements (every slot does).
+    fn offer_swap(&mut self, x: VarId, site: &SiteTape, dims: &[MapDim], elem: &[Expr], rel: &[Expr], span: Span) {
+        self.clobbered.insert(x);
+        let SiteTape::Slots { tape, index, .. } = site else {
+            self.unswappable.insert(x);
+            return;
+        };
+        if self.cond_depth > 0 {
+            self.unswappable.insert(x);
+            return;
+        }
+        let ty = self.elem(x);
+        let copy = |idx: Vec<Expr>| {
+            let t = if idx.is_empty() { Place::scalar(*tape) } else { Place::element(*tape, idx) };
+            let body = Stmt::assign(Place { var: x, index: elem.to_vec() }, t.to_expr(ty), span);
+            if dims.is_empty() {
+                body
+            } else {
+                Stmt::new(StmtKind::Map(Map { dims: dims.to_vec(), body: vec![body] }), span)
+            }
+        };
+        let nest: Vec<VarId> = self.nest.iter().map(|f| f.var).collect();
+        let mentions_nest = |e: &Expr| nest.iter().any(|v| e.mentions(*v));
+        let free = !elem.iter().chain(dims.iter().flat_map(|d| [&d.start, &d.stop])).any(mentions_nest);
+        let last: Option<Vec<Expr>> = self
+            .nest
+            .iter()
+            .map(|f| match &f.trips {
+                crate::nest::Trips::Exact(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut vars: Vec<VarId> = dims.iter().map(|d| d.var).collect();
+        vars.extend(nest.iter().copied());
+        let copy_back = match last {
+            Some(trips) if free => {
+                let mut idx: Vec<Expr> = trips.iter().map(|n| n.clone().sub(Expr::int(1))).collect();
+                idx.extend(rel.iter().cloned());
+                let body = copy(idx);
+                let cond = trips
+                    .into_iter()
+                    .map(|n| Expr::binary(BinOp::Gt, n, Expr::int(0)))
+                    .reduce(|a, b| Expr::binary(BinOp::And, a, b));
+                match cond {
+                    None => body,
+                    Some(c) => Stmt::new(StmtKind::If { cond: c, then_body: vec![body], else_body: Vec::new() }, span),
+                }
+            }
+            _ if self.injective_in(elem, &vars).is_some() => {
+                let mut idx = index.clone();
+                idx.extend(rel.iter().cloned());
+                self.nest.iter().rev().fold(copy(idx), |body, f| {
+                    Stmt::new(StmtKind::Loop(Loop { body: vec![body], ..f.range.clone() }), span)
+                })
+            }
+            _ => {
+                self.unswappable.insert(x);
+                return;
+            }
+        };
+        self.swaps.push(Swap { x, tape: *tape, copy_back: vec![copy_back] });
     }
 
     /// Index variable number `k` of whole-array copy nests (`i`, `j`, `k`, `l`, then `i4`…).
@@ -248,12 +327,11 @@ impl Ad<'_> {
             let (push, pop) = self.save_place(&Place::scalar(x), s.span);
             return (vec![push], vec![pop]);
         }
-        self.clobbered.insert(x);
         self.saved.insert(x);
         let ty = self.elem(x);
         let bx = self.write_box(x, m);
-        let what = self.box_text(x, &bx);
         let region = self.region(x, m, &bx);
+        let what = region.what.clone();
         let base = self.name(x);
         let (site, elems, exact) = self.site_tape(&base, ty, &region.extents, region.exact);
         let kind = self.kind_of(&site);
@@ -300,6 +378,7 @@ impl Ad<'_> {
                 (save, restore)
             }
         };
+        self.offer_swap(x, &site, &region.dims, &region.elem, &region.rel, s.span);
         let tape = match site {
             SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
         };
@@ -311,11 +390,10 @@ impl Ad<'_> {
 
     /// The region of `x` that map `m` overwrites, as copy loops.
     fn region(&mut self, x: VarId, m: &Map, bx: &[BoxAxis]) -> Region {
-        let map_vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
         let places = write_places(&m.body, x);
         // One injective write: the map's own index space is the region.
         if let [(p, false)] = places.as_slice() {
-            if injective(&p.index, &map_vars, &block_writes(&m.body)) {
+            if let Some(unit) = self.injective_write(&p.index, m) {
                 let bounds: Option<Vec<(Expr, bool)>> =
                     m.dims.iter().map(|d| self.extent_bound(&d.start, &d.stop)).collect();
                 if let Some(bounds) = bounds {
@@ -330,20 +408,36 @@ impl Ad<'_> {
                             }
                         })
                         .collect();
+                    // A strided write is described by its index and the map's range.
+                    let what = if unit {
+                        self.box_text(x, bx)
+                    } else {
+                        let ranges: Vec<String> = m
+                            .dims
+                            .iter()
+                            .map(|d| {
+                                let s = |e: &Expr| adjc_ir::print::expr_str(&self.f, e);
+                                format!("{} in [{}, {})", self.name(d.var), s(&d.start), s(&d.stop))
+                            })
+                            .collect();
+                        format!("{} for {}", self.place_str(p), ranges.join(", "))
+                    };
                     return Region {
                         dims: m.dims.clone(),
                         elem: p.index.clone(),
                         rel,
                         exact: bounds.iter().all(|(_, e)| *e),
                         extents: bounds.into_iter().map(|(e, _)| e).collect(),
+                        what,
                     };
                 }
             }
         }
         // Otherwise the bounding box of the writes, axis by axis.
         let dims = self.f.var(x).ty.dims().to_vec();
+        let what = self.box_text(x, bx);
         let mut region =
-            Region { dims: Vec::new(), elem: Vec::new(), rel: Vec::new(), extents: Vec::new(), exact: true };
+            Region { dims: Vec::new(), elem: Vec::new(), rel: Vec::new(), extents: Vec::new(), exact: true, what };
         let env = self.nest_env();
         let nest: Vec<VarId> = self.nest.iter().map(|f| f.var).collect();
         for (d, axis) in dims.iter().zip(bx) {
@@ -374,6 +468,34 @@ impl Ad<'_> {
             region.exact &= exact;
         }
         region
+    }
+
+    /// Whether distinct iterations of `m` reach distinct elements through `index`.
+    fn injective_write(&self, index: &[Expr], m: &Map) -> Option<bool> {
+        let map_vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+        self.injective_in(index, &map_vars)
+    }
+
+    /// Whether distinct values of `vars` reach distinct elements through `index`: every
+    /// variable of `vars` appears with a non-zero coefficient in exactly one position,
+    /// which mentions no other of them and nothing but loop indices and fixed parameters.
+    /// `Some(true)` when every coefficient is ±1.
+    fn injective_in(&self, index: &[Expr], map_vars: &[VarId]) -> Option<bool> {
+        let mut used = vec![false; map_vars.len()];
+        let mut unit = true;
+        for e in index {
+            let a = self.nest_affine(e, map_vars)?;
+            let mine: Vec<usize> = (0..map_vars.len()).filter(|k| a.coeff(map_vars[*k]) != 0).collect();
+            match mine.as_slice() {
+                [] => {}
+                [k] if !used[*k] => {
+                    used[*k] = true;
+                    unit &= a.coeff(map_vars[*k]).abs() == 1;
+                }
+                _ => return None,
+            }
+        }
+        used.iter().all(|u| *u).then_some(unit)
     }
 
     /// The bounding box of every write to `x` in map `m`, axis by axis, in terms of the

@@ -2,12 +2,15 @@
 //!
 //! * [`lower_python`]: Python/NumPy (tree-sitter-python). See [`python`] for what is
 //!   supported.
+//! * [`lower_fortran`]: free-form Fortran (tree-sitter-fortran). See [`fortran`].
 //!
 //! Shared pieces (`sym`, the integer normaliser; `irutil`, whole-function rewriting) are
-//! language-independent so that a Fortran frontend can reuse them.
+//! language-independent and used by both frontends.
 
+pub mod fortran;
 mod irutil;
 pub mod python;
 mod sym;
 
+pub use fortran::{lower_fortran, FortranOptions};
 pub use python::{lower_python, PythonOptions};

@@ -66,8 +66,11 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
     if !primal_ok {
         failures.push("the adjoint leaves different primal outputs than the forward function".into());
     }
+    let python_source = args.transpile.file.extension().is_some_and(|e| e.eq_ignore_ascii_case("py"));
     if args.no_python {
         println!("  forward vs Python: skipped (--no-python)");
+    } else if !python_source {
+        println!("  forward vs Python: skipped (Fortran source; gfortran comparison not implemented yet)");
     } else {
         match numpy::compare(&t, &plan, &dir, &args.transpile.file)? {
             numpy::Outcome::Skipped(why) => println!("  forward vs NumPy: skipped ({why})"),

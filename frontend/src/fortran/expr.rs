@@ -1,0 +1,483 @@
+//! Expressions: literals, names, operators, array elements and elemental intrinsics.
+//!
+//! An expression is lowered either in a scalar context (`el == None`) or at one element
+//! of an array expression (`el == Some(offsets)`): the 0-based position in the
+//! iteration space of the enclosing array statement. Sections and whole arrays are only
+//! valid in the second case and are indexed `lower + offset * stride` there.
+
+use super::decl::colon_parts;
+use super::lower::{Binding, Lowerer, MAX_DEPTH, R};
+use super::syntax::{children, named};
+use crate::sym::canon;
+use adjc_ir::*;
+use tree_sitter::Node;
+
+/// One subscript of an array reference.
+pub enum Sub {
+    Index(Expr),
+    /// `lo:hi:st` with a constant non-zero stride.
+    Range {
+        lo: Expr,
+        hi: Expr,
+        st: i64,
+    },
+}
+
+impl Sub {
+    pub fn count(&self) -> Expr {
+        match self {
+            Sub::Index(_) => Expr::int(1),
+            Sub::Range { lo, hi, st: 1 } => canon(&hi.clone().sub(lo.clone()).add(Expr::int(1))),
+            Sub::Range { lo, hi, st } => canon(&hi.clone().sub(lo.clone())).div(Expr::int(*st)).add(Expr::int(1)),
+        }
+    }
+}
+
+pub fn promote(a: Expr, b: Expr) -> (Expr, Expr) {
+    if a.ty == b.ty {
+        return (a, b);
+    }
+    let t = if a.ty == Scalar::F64 || b.ty == Scalar::F64 {
+        Scalar::F64
+    } else if a.ty == Scalar::F32 || b.ty == Scalar::F32 {
+        Scalar::F32
+    } else {
+        Scalar::I64
+    };
+    (a.cast(t), b.cast(t))
+}
+
+impl<'s, 't> Lowerer<'s, 't> {
+    pub fn expr(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return Err(self.err(n, "expression nested too deeply"));
+        }
+        let r = self.expr_inner(n, el);
+        self.depth -= 1;
+        r.map(|e| if e.span.is_none() { e.with_span(self.sp(n)) } else { e })
+    }
+
+    pub fn int_expr(&mut self, n: Node<'t>) -> R<Expr> {
+        if self.shape_of(n)?.is_some() {
+            return Err(self.err(n, "an integer scalar is expected here, not an array"));
+        }
+        let e = self.expr(n, None)?;
+        if e.ty != Scalar::I64 {
+            return Err(self.err(n, format!("an integer is expected here, this is {}", e.ty)));
+        }
+        Ok(canon(&e))
+    }
+
+    pub fn cond_expr(&mut self, n: Node<'t>) -> R<Expr> {
+        if self.shape_of(n)?.is_some() {
+            return Err(self
+                .err(n, "a scalar condition is expected here, not an array")
+                .with_help("array conditions (`where`, `any`, `all`) are not supported yet"));
+        }
+        let e = self.expr(n, None)?;
+        if e.ty != Scalar::Bool {
+            return Err(self.err(n, "a logical condition is expected here"));
+        }
+        Ok(e)
+    }
+
+    /// The meaning of a name; undeclared names get implicit types unless `implicit none`.
+    pub fn lookup(&mut self, n: Node<'t>) -> R<Binding> {
+        let key = self.text(n).to_ascii_lowercase();
+        if let Some((_, v)) = self.loops.iter().rev().find(|(name, _)| *name == key) {
+            return Ok(Binding::Var(*v));
+        }
+        if let Some(b) = self.names.get(&key) {
+            return Ok(b.clone());
+        }
+        if self.unit.find(&key).is_some() {
+            return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
+        }
+        if self.implicit_none {
+            return Err(self
+                .err(n, format!("`{}` has no type declaration", self.text(n)))
+                .with_help("declare it (the procedure has `implicit none`)"));
+        }
+        let first = key.chars().next().unwrap_or('a');
+        let ty = if ('i'..='n').contains(&first) { Scalar::I64 } else { Scalar::F32 };
+        let id = self.f.add_var(self.text(n).to_string(), Type::Scalar(ty), VarRole::Local, self.sp(n));
+        self.names.insert(key, Binding::Var(id));
+        Ok(Binding::Var(id))
+    }
+
+    fn expr_inner(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
+        match n.kind() {
+            "number_literal" => self.number(n),
+            "boolean_literal" => Ok(Expr::boolean(self.text(n).to_ascii_lowercase().contains("true"))),
+            "parenthesized_expression" => match named(n).first() {
+                Some(inner) => self.expr(*inner, el),
+                None => Err(self.err(n, "empty parentheses")),
+            },
+            "identifier" => match self.lookup(n)? {
+                Binding::Const(e) => Ok(e),
+                Binding::Var(v) => {
+                    let var = self.f.var(v).clone();
+                    if !var.ty.is_array() {
+                        return Ok(Expr::var(v, var.ty.elem()));
+                    }
+                    let Some(off) = el else {
+                        return Err(self
+                            .err(n, format!("the whole array `{}` is used where a scalar is expected", var.name))
+                            .with_help(format!("index it, e.g. `{}(i)`", var.name)));
+                    };
+                    if off.len() != var.ty.rank() {
+                        return Err(self.rank_error(n, var.ty.rank(), off.len()));
+                    }
+                    let idx =
+                        var.ty.dims().iter().zip(off).map(|(d, o)| canon(&d.lower.clone().add(o.clone()))).collect();
+                    Ok(Expr::load(v, idx, var.ty.elem()))
+                }
+            },
+            "math_expression" => {
+                let kids = children(n);
+                let (Some(a), Some(op), Some(b)) = (kids.first(), kids.get(1), kids.get(2)) else {
+                    return Err(self.err(n, "cannot read this expression"));
+                };
+                let op = self.text(*op).to_string();
+                let x = self.expr(*a, el)?;
+                let y = self.expr(*b, el)?;
+                self.arith(n, &op, x, y)
+            }
+            "unary_expression" => {
+                let kids = children(n);
+                let (Some(op), Some(a)) = (kids.first(), kids.get(1)) else {
+                    return Err(self.err(n, "cannot read this expression"));
+                };
+                let op = self.text(*op).to_ascii_lowercase();
+                let x = self.expr(*a, el)?;
+                match op.as_str() {
+                    "-" if x.ty != Scalar::Bool => Ok(x.neg()),
+                    "+" if x.ty != Scalar::Bool => Ok(x),
+                    ".not." if x.ty == Scalar::Bool => {
+                        Ok(Expr::new(ExprKind::Unary(UnOp::Not, Box::new(x)), Scalar::Bool, Span::NONE))
+                    }
+                    _ => Err(self.err(n, format!("the operator `{op}` does not apply to {}", x.ty))),
+                }
+            }
+            "relational_expression" => {
+                let kids = children(n);
+                let (Some(a), Some(op), Some(b)) = (kids.first(), kids.get(1), kids.get(2)) else {
+                    return Err(self.err(n, "cannot read this comparison"));
+                };
+                let op = match self.text(*op).to_ascii_lowercase().as_str() {
+                    "<" | ".lt." => BinOp::Lt,
+                    "<=" | ".le." => BinOp::Le,
+                    ">" | ".gt." => BinOp::Gt,
+                    ">=" | ".ge." => BinOp::Ge,
+                    "==" | ".eq." => BinOp::Eq,
+                    "/=" | ".ne." => BinOp::Ne,
+                    o => return Err(self.err(*op, format!("the operator `{o}` is not supported"))),
+                };
+                let (x, y) = promote(self.expr(*a, el)?, self.expr(*b, el)?);
+                if x.ty == Scalar::Bool && !matches!(op, BinOp::Eq | BinOp::Ne) {
+                    return Err(self.err(n, "logical values cannot be ordered"));
+                }
+                Ok(Expr::binary(op, x, y))
+            }
+            "logical_expression" => {
+                let kids = children(n);
+                if kids.len() == 2 {
+                    let x = self.expr(kids[1], el)?;
+                    if x.ty != Scalar::Bool {
+                        return Err(self.err(n, "`.not.` needs a logical operand"));
+                    }
+                    return Ok(Expr::new(ExprKind::Unary(UnOp::Not, Box::new(x)), Scalar::Bool, Span::NONE));
+                }
+                let (Some(a), Some(op), Some(b)) = (kids.first(), kids.get(1), kids.get(2)) else {
+                    return Err(self.err(n, "cannot read this logical expression"));
+                };
+                let op_text = self.text(*op).to_ascii_lowercase();
+                let x = self.expr(*a, el)?;
+                let y = self.expr(*b, el)?;
+                if x.ty != Scalar::Bool || y.ty != Scalar::Bool {
+                    return Err(self.err(n, format!("`{op_text}` needs logical operands")));
+                }
+                let op = match op_text.as_str() {
+                    ".and." => BinOp::And,
+                    ".or." => BinOp::Or,
+                    ".eqv." => BinOp::Eq,
+                    ".neqv." => BinOp::Ne,
+                    o => return Err(self.err(n, format!("the operator `{o}` is not supported"))),
+                };
+                Ok(Expr::binary(op, x, y))
+            }
+            "call_expression" => self.call(n, el),
+            "string_literal" => Err(self.err(n, "character strings are not supported in kernels")),
+            "complex_literal" => Err(self.err(n, "complex numbers are not supported")),
+            k => Err(self.err(n, format!("this expression is not supported (`{}`)", k.replace('_', " ")))),
+        }
+    }
+
+    fn rank_error(&self, n: Node, have: usize, want: usize) -> Diagnostic {
+        self.err(n, format!("this array expression has rank {have}, but rank {want} is expected here"))
+            .with_help("the operands of an array expression must have the same shape")
+    }
+
+    fn number(&mut self, n: Node<'t>) -> R<Expr> {
+        let t = self.text(n).to_ascii_lowercase();
+        let (body, kind) = match t.split_once('_') {
+            Some((b, k)) => (b.to_string(), Some(k.to_string())),
+            None => (t.clone(), None),
+        };
+        let kind_val = match &kind {
+            None => None,
+            Some(k) => match k.parse::<i64>() {
+                Ok(v) => Some(v),
+                Err(_) => match self.names.get(k) {
+                    Some(Binding::Const(e)) => e.as_int(),
+                    _ => match k.as_str() {
+                        "real64" | "c_double" => Some(8),
+                        "real32" | "c_float" => Some(4),
+                        _ => return Err(self.err(n, format!("unknown kind `{k}`"))),
+                    },
+                },
+            },
+        };
+        let is_real = body.contains(['.', 'e', 'd']);
+        if !is_real {
+            return body
+                .parse::<i64>()
+                .map(Expr::int)
+                .map_err(|_| self.err(n, format!("cannot read the number `{t}`")));
+        }
+        let ty = if body.contains('d') || kind_val == Some(8) { Scalar::F64 } else { Scalar::F32 };
+        let v: f64 =
+            body.replace('d', "e").parse().map_err(|_| self.err(n, format!("cannot read the number `{t}`")))?;
+        Ok(Expr::float(v, ty))
+    }
+
+    fn arith(&mut self, n: Node<'t>, op: &str, x: Expr, y: Expr) -> R<Expr> {
+        if x.ty == Scalar::Bool || y.ty == Scalar::Bool {
+            return Err(self.err(n, format!("`{op}` does not apply to logical values")));
+        }
+        if op == "**" {
+            return self.pow(n, x, y);
+        }
+        let (x, y) = promote(x, y);
+        let op = match op {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            // Integer division truncates in Fortran as in C.
+            "/" => BinOp::Div,
+            o => return Err(self.err(n, format!("the operator `{o}` is not supported"))),
+        };
+        if op == BinOp::Div && x.ty == Scalar::I64 && y.as_int() == Some(0) {
+            return Err(self.err(n, "integer division by zero"));
+        }
+        Ok(Expr::binary(op, x, y))
+    }
+
+    fn pow(&mut self, n: Node<'t>, x: Expr, y: Expr) -> R<Expr> {
+        if x.ty == Scalar::I64 && y.ty == Scalar::I64 {
+            return match y.as_int() {
+                Some(k) if (0..=8).contains(&k) => {
+                    let mut e = Expr::int(1);
+                    for _ in 0..k {
+                        e = e.mul(x.clone());
+                    }
+                    Ok(e)
+                }
+                _ => Err(self.err(n, "integer powers need a small non-negative literal exponent")),
+            };
+        }
+        let t = if x.ty == Scalar::I64 { y.ty } else { x.ty };
+        let t = if y.ty == Scalar::F64 { Scalar::F64 } else { t };
+        Ok(Expr::call(Intrinsic::Pow, vec![x.cast(t), y.cast(t)], t))
+    }
+
+    /// The arguments of a `call_expression` (the callee is its first named child).
+    pub fn call_args(&self, n: Node<'t>) -> Vec<Node<'t>> {
+        named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default()
+    }
+
+    fn call(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
+        let Some(callee) = named(n).into_iter().next() else { return Err(self.err(n, "cannot read this call")) };
+        if callee.kind() != "identifier" {
+            return Err(self.err(n, "this expression is not supported"));
+        }
+        let args = self.call_args(n);
+        let name = self.text(callee).to_ascii_lowercase();
+        let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+        if local {
+            return match self.lookup(callee)? {
+                Binding::Var(v) if self.f.var(v).ty.is_array() => self.element(n, v, &args, el),
+                _ => Err(self.err(callee, format!("`{}` is not an array", self.text(callee)))),
+            };
+        }
+        self.intrinsic(n, &name, &args, el)
+    }
+
+    /// The subscripts of `var(args)`.
+    pub fn subscripts(&mut self, n: Node<'t>, var: VarId, args: &[Node<'t>]) -> R<Vec<Sub>> {
+        let v = self.f.var(var).clone();
+        if args.len() != v.ty.rank() {
+            return Err(self.err(
+                n,
+                format!("`{}` has rank {} but is used with {} subscript(s)", v.name, v.ty.rank(), args.len()),
+            ));
+        }
+        let mut subs = Vec::new();
+        for (d, a) in v.ty.dims().iter().zip(args) {
+            if a.kind() == "extent_specifier" {
+                let parts = colon_parts(*a);
+                let lo = match parts.first().copied().flatten() {
+                    Some(x) => self.int_expr(x)?,
+                    None => d.lower.clone(),
+                };
+                let hi = match parts.get(1).copied().flatten() {
+                    Some(x) => self.int_expr(x)?,
+                    None => canon(&d.lower.clone().add(d.extent.clone()).sub(Expr::int(1))),
+                };
+                let st = match parts.get(2).copied().flatten() {
+                    Some(x) => match self.int_expr(x)?.as_int() {
+                        Some(0) => return Err(self.err(x, "the stride of a section cannot be zero")),
+                        Some(k) => k,
+                        None => return Err(self.err(x, "the stride of a section must be an integer constant")),
+                    },
+                    None => 1,
+                };
+                subs.push(Sub::Range { lo, hi, st });
+            } else if a.kind() == "keyword_argument" {
+                return Err(self.err(*a, "keyword arguments are not valid in an array reference"));
+            } else {
+                if self.shape_of(*a)?.is_some() {
+                    return Err(self.err(*a, "vector subscripts (indexing with an array) are not supported"));
+                }
+                subs.push(Sub::Index(self.int_expr(*a)?));
+            }
+        }
+        Ok(subs)
+    }
+
+    /// `var(args)` at element `el` of the enclosing array expression.
+    fn element(&mut self, n: Node<'t>, var: VarId, args: &[Node<'t>], el: Option<&[Expr]>) -> R<Expr> {
+        let subs = self.subscripts(n, var, args)?;
+        let ranges = subs.iter().filter(|s| matches!(s, Sub::Range { .. })).count();
+        let off = match el {
+            _ if ranges == 0 => &[][..],
+            Some(off) if off.len() == ranges => off,
+            Some(off) => return Err(self.rank_error(n, ranges, off.len())),
+            None => {
+                return Err(self
+                    .err(n, "an array section is used where a scalar is expected")
+                    .with_help("assign it to an array section of the same shape, or reduce it with `sum`"))
+            }
+        };
+        let mut k = 0;
+        let mut idx = Vec::new();
+        for s in subs {
+            idx.push(match s {
+                Sub::Index(e) => e,
+                Sub::Range { lo, st, .. } => {
+                    let o = off[k].clone();
+                    k += 1;
+                    canon(&lo.add(o.mul(Expr::int(st))))
+                }
+            });
+        }
+        Ok(Expr::load(var, idx, self.f.var(var).ty.elem()))
+    }
+
+    /// The extents of an array-valued expression, `None` for a scalar.
+    pub fn shape_of(&mut self, n: Node<'t>) -> R<Option<Vec<Expr>>> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return Err(self.err(n, "expression nested too deeply"));
+        }
+        let r = self.shape_inner(n);
+        self.depth -= 1;
+        r
+    }
+
+    fn shape_inner(&mut self, n: Node<'t>) -> R<Option<Vec<Expr>>> {
+        match n.kind() {
+            "identifier" => match self.lookup(n)? {
+                Binding::Var(v) if self.f.var(v).ty.is_array() => {
+                    Ok(Some(self.f.var(v).ty.dims().iter().map(|d| d.extent.clone()).collect()))
+                }
+                _ => Ok(None),
+            },
+            "parenthesized_expression"
+            | "math_expression"
+            | "unary_expression"
+            | "relational_expression"
+            | "logical_expression" => {
+                let mut shape: Option<Vec<Expr>> = None;
+                for c in named(n) {
+                    if let Some(s) = self.shape_of(c)? {
+                        match &shape {
+                            Some(prev) if prev.len() != s.len() => return Err(self.rank_error(c, s.len(), prev.len())),
+                            Some(_) => {}
+                            None => shape = Some(s),
+                        }
+                    }
+                }
+                Ok(shape)
+            }
+            "call_expression" => {
+                let Some(callee) = named(n).into_iter().next() else { return Ok(None) };
+                let name = self.text(callee).to_ascii_lowercase();
+                let args = self.call_args(n);
+                let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+                if local {
+                    if let Binding::Var(v) = self.lookup(callee)? {
+                        if self.f.var(v).ty.is_array() {
+                            let subs = self.subscripts(n, v, &args)?;
+                            let shape: Vec<Expr> =
+                                subs.iter().filter(|s| matches!(s, Sub::Range { .. })).map(Sub::count).collect();
+                            return Ok(if shape.is_empty() { None } else { Some(shape) });
+                        }
+                    }
+                    return Ok(None);
+                }
+                match name.as_str() {
+                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" => Ok(None),
+                    "matmul" => {
+                        let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Ok(None) };
+                        let sa = self.shape_of(*a)?.unwrap_or_default();
+                        let sb = self.shape_of(*b)?.unwrap_or_default();
+                        Ok(match (sa.len(), sb.len()) {
+                            (2, 2) => Some(vec![sa[0].clone(), sb[1].clone()]),
+                            (2, 1) => Some(vec![sa[0].clone()]),
+                            (1, 2) => Some(vec![sb[1].clone()]),
+                            _ => return Err(self.err(n, "`matmul` needs a matrix and a matrix or vector")),
+                        })
+                    }
+                    "transpose" => {
+                        let Some(a) = args.first() else { return Ok(None) };
+                        match self.shape_of(*a)? {
+                            Some(s) if s.len() == 2 => Ok(Some(vec![s[1].clone(), s[0].clone()])),
+                            _ => Err(self.err(n, "`transpose` needs a rank-2 array")),
+                        }
+                    }
+                    _ => {
+                        // Elemental intrinsics: the shape of their array arguments.
+                        let mut shape: Option<Vec<Expr>> = None;
+                        for a in args {
+                            if a.kind() == "keyword_argument" {
+                                continue;
+                            }
+                            if let Some(s) = self.shape_of(a)? {
+                                if shape.as_ref().is_some_and(|p| p.len() != s.len()) {
+                                    return Err(self.rank_error(a, s.len(), shape.map(|p| p.len()).unwrap_or(0)));
+                                }
+                                shape = Some(s);
+                            }
+                        }
+                        Ok(shape)
+                    }
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,541 @@
+//! One procedure to one IR function: the symbol table, variables and signature (this
+//! file), statements (`stmt`), expressions (`expr`) and array sections (`array`).
+
+use super::decl::{self, DimSpec, Table};
+use super::scan::{Proc, ProcKind, Unit};
+use super::syntax::{named, span_of, text};
+use crate::irutil;
+use adjc_ir::*;
+use std::collections::{BTreeMap, BTreeSet};
+use tree_sitter::Node;
+
+pub type R<T> = Result<T, Diagnostic>;
+
+/// What a name means inside the procedure.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    Var(VarId),
+    Const(Expr),
+}
+
+pub struct Lowerer<'s, 't> {
+    pub src: &'s str,
+    pub unit: &'s Unit<'t>,
+    pub f: Function,
+    /// Lower-case name → meaning (dummies, locals, result, constants).
+    pub names: BTreeMap<String, Binding>,
+    /// Enclosing `do` variables, innermost last.
+    pub loops: Vec<(String, VarId)>,
+    /// Statement blocks under construction, innermost last.
+    pub blocks: Vec<Block>,
+    pub implicit_none: bool,
+    /// Every identifier of the source (lower case): generated names avoid them.
+    pub reserved: BTreeSet<String>,
+    pub allocs: Vec<(VarId, Span)>,
+    /// Dummy arguments in source order with their declared intent.
+    pub dummies: Vec<(VarId, Option<Intent>)>,
+    pub ret: Option<VarId>,
+    /// The span of the statement being lowered.
+    pub span: Span,
+    pub depth: usize,
+    /// Index variables adjc introduced for array statements and reductions.
+    pub generated: Vec<VarId>,
+    /// The element value computed inside a reduction body.
+    pub reduce_value: Option<Expr>,
+}
+
+/// Nesting deeper than this is reported instead of risking the stack.
+pub const MAX_DEPTH: usize = 400;
+
+pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
+    let mut lw = Lowerer {
+        src,
+        unit,
+        f: Function {
+            name: proc.name.clone(),
+            params: Vec::new(),
+            vars: Vec::new(),
+            body: Vec::new(),
+            span: proc.name_span,
+            notes: Vec::new(),
+        },
+        names: BTreeMap::new(),
+        loops: Vec::new(),
+        blocks: vec![Vec::new()],
+        implicit_none: false,
+        reserved: identifiers(src),
+        allocs: Vec::new(),
+        dummies: Vec::new(),
+        ret: None,
+        span: proc.name_span,
+        depth: 0,
+        generated: Vec::new(),
+        reduce_value: None,
+    };
+    let stmts = lw.declare(proc)?;
+    for s in stmts {
+        lw.stmt(s)?;
+    }
+    lw.finish()
+}
+
+impl<'s, 't> Lowerer<'s, 't> {
+    pub fn err(&self, n: Node, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(span_of(self.src, n), msg)
+    }
+    pub fn text(&self, n: Node) -> &'s str {
+        text(self.src, n)
+    }
+    pub fn sp(&self, n: Node) -> Span {
+        span_of(self.src, n)
+    }
+
+    /// Reads the specification part; returns the executable statements.
+    fn declare(&mut self, proc: &Proc<'t>) -> R<Vec<Node<'t>>> {
+        let src = self.src;
+        let items = named(proc.node);
+        let header = items.iter().copied().find(|c| matches!(c.kind(), "subroutine_statement" | "function_statement"));
+        let mut dummy_names: Vec<(String, Span)> = Vec::new();
+        let mut result_name: Option<String> = None;
+        let mut result_type: Option<Node<'t>> = None;
+        if let Some(h) = header {
+            for c in named(h) {
+                match c.kind() {
+                    "parameters" => {
+                        for p in named(c) {
+                            dummy_names.push((text(src, p).to_ascii_lowercase(), span_of(src, p)));
+                        }
+                    }
+                    "function_result" => {
+                        if let Some(r) = named(c).into_iter().find(|x| x.kind() == "identifier") {
+                            result_name = Some(text(src, r).to_ascii_lowercase());
+                        }
+                    }
+                    "intrinsic_type" => result_type = Some(c),
+                    "derived_type" => {
+                        return Err(self.err(c, "functions returning derived types are not supported"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut local = Table::new();
+        let mut stmts = Vec::new();
+        let mut in_spec = true;
+        for n in items {
+            match n.kind() {
+                "subroutine_statement" | "function_statement" | "internal_procedures" => {}
+                k if k.starts_with("end_") && k.ends_with("_statement") => {}
+                "variable_declaration" if in_spec => decl::collect(src, n, &mut local)?,
+                "implicit_statement" => {
+                    if text(src, n).to_ascii_lowercase().contains("none") {
+                        self.implicit_none = true;
+                    } else {
+                        return Err(self
+                            .err(n, "implicit typing rules other than `implicit none` are not supported")
+                            .with_help("add `implicit none` and declare every variable"));
+                    }
+                }
+                "use_statement" => self.check_use(n)?,
+                "common_statement" => {
+                    return Err(self
+                        .err(n, "`common` blocks are not supported")
+                        .with_help("pass the data as arguments of the kernel"))
+                }
+                "equivalence_statement" => {
+                    return Err(self
+                        .err(n, "`equivalence` is not supported")
+                        .with_help("use separate variables; adjc must know which storage each name refers to"))
+                }
+                "data_statement" => {
+                    return Err(self
+                        .err(n, "`data` statements are not supported")
+                        .with_help("use `parameter` constants or assignments"))
+                }
+                "include_statement" => {
+                    return Err(self
+                        .err(n, "`include` is not supported yet")
+                        .with_help("paste the included declarations into the file"))
+                }
+                "derived_type_definition" => {
+                    return Err(self
+                        .err(n, "derived types are not supported")
+                        .with_help("pass the components as separate arrays and scalars"))
+                }
+                "interface" => return Err(self.err(n, "interface blocks are not supported")),
+                _ => {
+                    in_spec = false;
+                    stmts.push(n);
+                }
+            }
+        }
+        // Constants: the file's modules, then the host, then the procedure itself.
+        let mut host = Table::new();
+        for d in self.unit.module_decls.iter().chain(proc.host_decls.iter()) {
+            decl::collect(src, *d, &mut host)?;
+        }
+        let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter).cloned().collect();
+        self.define_constants(&host_params)?;
+        let local_params: Vec<decl::Sym> = local.values().filter(|s| s.parameter).cloned().collect();
+        self.define_constants(&local_params)?;
+
+        // Dummies first (source order), then the function result, then locals.
+        let mut array_syms: Vec<(VarId, decl::Sym<'t>)> = Vec::new();
+        for (name, span) in &dummy_names {
+            let sym = match local.get(name) {
+                Some(s) if s.parameter => {
+                    return Err(Diagnostic::error(s.span, format!("the argument `{}` is declared `parameter`", s.name)))
+                }
+                Some(s) => s.clone(),
+                None => self.implicit_sym(name, *span)?,
+            };
+            let elem = self.scalar_type(&sym)?;
+            let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Param, sym.span);
+            self.names.insert(name.clone(), Binding::Var(id));
+            self.dummies.push((id, sym.intent));
+            if sym.dims.is_some() {
+                array_syms.push((id, sym));
+            }
+        }
+        if proc.kind == ProcKind::Function {
+            let rname = result_name.unwrap_or_else(|| proc.name.to_ascii_lowercase());
+            let sym = local.get(&rname).cloned();
+            let elem = match (&sym, result_type) {
+                (Some(s), _) if s.ty.is_some() => self.scalar_type(s)?,
+                (_, Some(t)) => self.type_of_node(t)?,
+                _ => {
+                    let s = self.implicit_sym(&rname, proc.name_span)?;
+                    self.scalar_type(&s)?
+                }
+            };
+            if sym.as_ref().is_some_and(|s| s.dims.is_some()) {
+                return Err(Diagnostic::error(proc.name_span, "functions returning arrays are not supported yet")
+                    .with_help("write a subroutine with an `intent(out)` array argument"));
+            }
+            let name = self.f.fresh_name("ret");
+            let id = self.f.add_var(name, Type::Scalar(elem), VarRole::Return, proc.name_span);
+            self.names.insert(rname, Binding::Var(id));
+            self.ret = Some(id);
+        }
+        for (key, sym) in &local {
+            if sym.parameter || self.names.contains_key(key) {
+                continue;
+            }
+            let elem = self.scalar_type(sym)?;
+            let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Local, sym.span);
+            self.names.insert(key.clone(), Binding::Var(id));
+            if sym.dims.is_some() {
+                array_syms.push((id, sym.clone()));
+            }
+        }
+        for (id, sym) in array_syms {
+            let dims = self.array_dims(&sym)?;
+            let elem = self.f.var(id).ty.elem();
+            self.f.var_mut(id).ty = Type::Array { elem, dims, layout: Layout::ColMajor };
+            if self.f.var(id).role == VarRole::Local {
+                self.span = sym.span;
+                self.emit(StmtKind::Alloc(id));
+                self.allocs.push((id, sym.span));
+            }
+        }
+        Ok(stmts)
+    }
+
+    fn check_use(&self, n: Node) -> R<()> {
+        let module = named(n).into_iter().find(|c| c.kind() == "module_name");
+        let name = module.map(|m| self.text(m).to_ascii_lowercase()).unwrap_or_default();
+        if self.unit.modules.contains(&name) || matches!(name.as_str(), "iso_fortran_env" | "iso_c_binding") {
+            return Ok(());
+        }
+        Err(self
+            .err(n, format!("module `{name}` is not defined in this file"))
+            .with_help("adjc reads one file: put the module (its `parameter` constants) in the same file"))
+    }
+
+    /// A symbol for an undeclared name, typed by the implicit rules (i-n integer, else real).
+    fn implicit_sym(&self, name: &str, span: Span) -> R<decl::Sym<'t>> {
+        if self.implicit_none {
+            return Err(Diagnostic::error(span, format!("`{name}` has no type declaration"))
+                .with_help(format!("declare it, e.g. `real(8) :: {name}` (the procedure has `implicit none`)")));
+        }
+        Ok(decl::Sym { name: name.to_string(), span, ty: None, dims: None, intent: None, parameter: false, init: None })
+    }
+
+    /// Evaluates `parameter` constants; they may refer to each other in any order.
+    fn define_constants(&mut self, params: &[decl::Sym<'t>]) -> R<()> {
+        let mut pending: Vec<&decl::Sym<'t>> = params.iter().collect();
+        while !pending.is_empty() {
+            let mut left = Vec::new();
+            let mut last_err = None;
+            for sym in pending.iter().copied() {
+                let Some(init) = sym.init else {
+                    return Err(Diagnostic::error(sym.span, format!("the constant `{}` has no value", sym.name)));
+                };
+                match self.expr(init, None) {
+                    Ok(e) => {
+                        if !e.vars().is_empty() {
+                            return Err(self.err(init, format!("the value of `{}` is not a constant", sym.name)));
+                        }
+                        let ty = match sym.ty {
+                            Some(_) => self.scalar_type(sym)?,
+                            None => e.ty,
+                        };
+                        if sym.dims.is_some() {
+                            return Err(Diagnostic::error(sym.span, "array constants are not supported"));
+                        }
+                        self.names.insert(sym.name.to_ascii_lowercase(), Binding::Const(e.cast(ty)));
+                    }
+                    Err(d) => {
+                        left.push(sym);
+                        last_err = Some(d);
+                    }
+                }
+            }
+            if left.len() == pending.len() {
+                return Err(last_err.unwrap_or_else(|| Diagnostic::error(Span::NONE, "cyclic constants")));
+            }
+            pending = left;
+        }
+        Ok(())
+    }
+
+    pub fn scalar_type(&mut self, sym: &decl::Sym<'t>) -> R<Scalar> {
+        match sym.ty {
+            Some(t) => self.type_of_node(t),
+            None => {
+                let first = sym.name.chars().next().unwrap_or('a').to_ascii_lowercase();
+                Ok(if ('i'..='n').contains(&first) { Scalar::I64 } else { Scalar::F32 })
+            }
+        }
+    }
+
+    /// `real(8)`, `real(kind=dp)`, `real*8`, `double precision`, `integer`, `logical`, ...
+    pub fn type_of_node(&mut self, t: Node<'t>) -> R<Scalar> {
+        let full = self.text(t).to_ascii_lowercase();
+        let base: String = full.chars().take_while(|c| c.is_ascii_alphabetic() || *c == ' ').collect();
+        let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
+        let kind_node = named(t).into_iter().find(|c| c.kind() == "kind");
+        let kind = match kind_node {
+            Some(k) => Some(self.kind_value(k)?),
+            None => None,
+        };
+        match base.as_str() {
+            "double precision" => Ok(Scalar::F64),
+            "integer" => Ok(Scalar::I64),
+            "logical" => Ok(Scalar::Bool),
+            "real" => match kind {
+                None | Some(4) => Ok(Scalar::F32),
+                Some(8) => Ok(Scalar::F64),
+                Some(k) => {
+                    Err(self.err(t, format!("`real` of kind {k} is not supported")).with_help("use real(4) or real(8)"))
+                }
+            },
+            _ => Err(self
+                .err(t, format!("the type `{}` is not supported", full.trim()))
+                .with_help("adjc handles real, double precision, integer and logical")),
+        }
+    }
+
+    fn kind_value(&mut self, k: Node<'t>) -> R<i64> {
+        let inner = named(k);
+        let v = match inner.first() {
+            Some(x) if x.kind() == "keyword_argument" => named(*x).last().copied(),
+            Some(x) => Some(*x),
+            None => None,
+        };
+        let Some(v) = v else { return Err(self.err(k, "cannot read this kind")) };
+        let t = self.text(v).to_ascii_lowercase();
+        match t.as_str() {
+            "real64" | "c_double" | "int64" | "c_int64_t" => return Ok(8),
+            "real32" | "c_float" | "int32" | "c_int" => return Ok(4),
+            _ => {}
+        }
+        if v.kind() == "call_expression" {
+            let callee = named(v).first().map(|c| self.text(*c).to_ascii_lowercase()).unwrap_or_default();
+            let args = named(v).get(1).map(|a| named(*a)).unwrap_or_default();
+            match callee.as_str() {
+                "selected_real_kind" => {
+                    let p = match args.first() {
+                        Some(a) => self.expr(*a, None)?.as_int().unwrap_or(15),
+                        None => 15,
+                    };
+                    return Ok(if p <= 6 { 4 } else { 8 });
+                }
+                "kind" => {
+                    let e = match args.first() {
+                        Some(a) => self.expr(*a, None)?,
+                        None => return Err(self.err(v, "`kind` needs an argument")),
+                    };
+                    return Ok(if e.ty == Scalar::F32 { 4 } else { 8 });
+                }
+                "selected_int_kind" => return Ok(8),
+                _ => {}
+            }
+        }
+        let e = self.expr(v, None)?;
+        e.as_int().ok_or_else(|| self.err(v, "the kind must be an integer constant"))
+    }
+
+    /// Declared bounds → IR dims: lower bound (default 1) and extent `upper - lower + 1`,
+    /// over integer arguments and constants only.
+    fn array_dims(&mut self, sym: &decl::Sym<'t>) -> R<Vec<Dim>> {
+        let mut dims = Vec::new();
+        for d in sym.dims.clone().unwrap_or_default() {
+            match d {
+                DimSpec::Explicit { lower, upper } => {
+                    let lo = match lower {
+                        Some(l) => self.int_expr(l)?,
+                        None => Expr::int(1),
+                    };
+                    let hi = self.int_expr(upper)?;
+                    for v in lo.vars().into_iter().chain(hi.vars()) {
+                        let var = self.f.var(v);
+                        if !(var.role == VarRole::Param && var.ty == Type::Scalar(Scalar::I64)) {
+                            return Err(Diagnostic::error(
+                                sym.span,
+                                format!(
+                                    "the bounds of `{}` depend on `{}`, which is not an integer argument",
+                                    sym.name, var.name
+                                ),
+                            )
+                            .with_help("array bounds may use integer arguments and `parameter` constants"));
+                        }
+                    }
+                    let extent = crate::sym::canon(&hi.sub(lo.clone()).add(Expr::int(1)));
+                    dims.push(Dim { lower: crate::sym::canon(&lo), extent });
+                }
+                DimSpec::Assumed => {
+                    return Err(Diagnostic::error(
+                        sym.span,
+                        format!("assumed-shape array `{}` is not supported yet", sym.name),
+                    )
+                    .with_help(format!("declare its extents from integer arguments, e.g. `{}(n)`", sym.name)))
+                }
+                DimSpec::AssumedSize => {
+                    return Err(Diagnostic::error(
+                        sym.span,
+                        format!("assumed-size array `{}` (`*`) is not supported", sym.name),
+                    )
+                    .with_help(format!("declare its extents from integer arguments, e.g. `{}(n)`", sym.name)))
+                }
+            }
+        }
+        Ok(dims)
+    }
+
+    pub fn emit(&mut self, kind: StmtKind) {
+        let s = Stmt::new(kind, self.span);
+        if let Some(b) = self.blocks.last_mut() {
+            b.push(s);
+        }
+    }
+
+    /// Runs `f` with a fresh statement block and returns what it emitted.
+    pub fn with_block(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<Block> {
+        self.blocks.push(Vec::new());
+        let r = f(self);
+        let b = self.blocks.pop().unwrap_or_default();
+        r.map(|_| b)
+    }
+
+    /// A readable index name not used by the source or the enclosing loops.
+    pub fn index_name(&self, taken: &[String]) -> String {
+        const CANDS: [&str; 10] = ["i", "j", "k", "l", "m", "p", "q", "r", "s", "u"];
+        let free = |n: &str| {
+            !self.reserved.contains(n)
+                && !taken.iter().any(|x| x == n)
+                && !self.loops.iter().any(|(x, _)| x == n)
+                && !self.f.vars.iter().any(|v| v.name.eq_ignore_ascii_case(n) && v.role != VarRole::Index)
+        };
+        if let Some(c) = CANDS.iter().find(|c| free(c)) {
+            return c.to_string();
+        }
+        (1..).map(|k| format!("i{k}")).find(|n| free(n)).unwrap_or_else(|| "i".into())
+    }
+
+    /// A temporary name derived from `base` that the source does not use.
+    pub fn temp_name(&self, base: &str) -> String {
+        let free = |n: &str| !self.reserved.contains(n) && !self.f.vars.iter().any(|v| v.name.eq_ignore_ascii_case(n));
+        if free(base) {
+            return base.to_string();
+        }
+        (1..).map(|k| format!("{base}_{k}")).find(|n| free(n)).unwrap_or_else(|| base.to_string())
+    }
+
+    fn finish(mut self) -> R<Function> {
+        let mut body = self.blocks.pop().unwrap_or_default();
+        for (v, span) in &self.allocs {
+            body.push(Stmt::new(StmtKind::Free(*v), *span));
+        }
+        self.f.body = body;
+        let written = irutil::written_in(&self.f.body);
+        let mut params = Vec::new();
+        let mut notes = Vec::new();
+        for (v, declared) in &self.dummies {
+            let var = self.f.var(*v);
+            let is_written = written.contains(v);
+            if var.ty == Type::Scalar(Scalar::I64) && is_written {
+                return Err(Diagnostic::error(var.span, format!("the integer argument `{}` is assigned", var.name))
+                    .with_help("integer arguments are sizes and must be inputs; copy it to a local variable"));
+            }
+            let intent = match declared {
+                Some(Intent::In) if is_written => {
+                    return Err(Diagnostic::error(var.span, format!("`{}` is `intent(in)` but is assigned", var.name)))
+                }
+                Some(i) => *i,
+                None if var.ty == Type::Scalar(Scalar::I64) => Intent::In,
+                None => {
+                    let i = if is_written { Intent::InOut } else { Intent::In };
+                    notes.push(format!(
+                        "inferred intent({}) for {} ({})",
+                        i.name(),
+                        var.name,
+                        if is_written { "assigned in the body" } else { "never assigned" }
+                    ));
+                    i
+                }
+            };
+            let doc = match intent {
+                Intent::In => "input",
+                Intent::InOut => "input, updated in place",
+                Intent::Out => "output",
+            };
+            params.push(Param { var: *v, intent, doc: doc.to_string() });
+        }
+        if let Some(r) = self.ret {
+            params.push(Param { var: r, intent: Intent::Out, doc: "function result".to_string() });
+        }
+        self.f.params = params;
+        self.f.notes = notes;
+        let mut used = BTreeSet::new();
+        irutil::block_vars(&self.f.body, &mut used);
+        used.extend(self.f.params.iter().map(|p| p.var));
+        let typed: Vec<VarId> = used.iter().copied().collect();
+        for v in typed {
+            for d in self.f.var(v).ty.dims() {
+                used.extend(d.extent.vars());
+                used.extend(d.lower.vars());
+            }
+        }
+        irutil::compact_vars(&mut self.f, &|v| used.contains(&v));
+        Ok(self.f)
+    }
+}
+
+/// Every identifier-like word of the source, lower case.
+fn identifiers(source: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut cur = String::new();
+    for c in source.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' {
+            cur.push(c.to_ascii_lowercase());
+        } else if !cur.is_empty() {
+            if !cur.starts_with(|c: char| c.is_ascii_digit()) {
+                out.insert(std::mem::take(&mut cur));
+            } else {
+                cur.clear();
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,90 @@
+//! The Fortran frontend: tree-sitter-fortran parse (`syntax`) → program units (`scan`)
+//! → declarations (`decl`) → one IR function for the entry procedure (`lower`
+//! signature and variables, `stmt` statements, `expr` expressions and array
+//! sections, `intrinsics` elemental and array intrinsics).
+//!
+//! Supported: free-form source, subroutines and functions at top level, in modules and
+//! after `contains`; `implicit none` (else the implicit i-n rule); `real`, `real(4)`,
+//! `real(8)`, `real(kind=dp)`, `real*8`, `double precision`, `integer`, `logical`;
+//! `parameter` constants (also from modules in the same file); explicit-shape arrays
+//! with lower bounds (`a(0:n+1, m)`), kept column-major with their declared bounds;
+//! `intent(in/out/inout)` or inferred from use. Statements: assignments to scalars,
+//! elements, sections (`x(2:n-1)`, strides) and whole arrays, with Fortran's rule that
+//! the right-hand side is evaluated before anything is stored; `do` loops with any
+//! constant step; `if` / `else if` / `else`. Intrinsics: elemental math, `max`/`min`
+//! with any number of arguments, `mod`, `sign`, conversions, `sum`, `product`,
+//! `maxval`, `minval`, `dot_product`, `matmul` (as loops), `transpose`, `size`.
+//!
+//! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
+//! (1-based loops stay 1-based).
+//!
+//! Not supported (diagnosed with a location): fixed form, calls, `goto`, `exit`,
+//! `cycle`, `common`, `equivalence`, pointers, allocatables, assumed-shape arrays, I/O,
+//! derived types, `where`, `select case`.
+
+mod decl;
+mod expr;
+mod intrinsics;
+mod lower;
+mod scan;
+mod stmt;
+mod syntax;
+
+use adjc_ir::{Diagnostic, Module, Span};
+
+/// Options of the Fortran frontend.
+#[derive(Clone, Debug, Default)]
+pub struct FortranOptions {
+    /// The procedure to compile (case-insensitive); default: the only one, else the last.
+    pub entry: Option<String>,
+}
+
+const STACK_SIZE: usize = 256 << 20;
+
+/// Lowers the entry procedure of a Fortran file to an IR module holding that one
+/// function. Never panics: a crash of the worker becomes an internal-error diagnostic.
+pub fn lower_fortran(file: &str, source: &str, opts: &FortranOptions) -> Result<Module, Diagnostic> {
+    let (file_s, source_s, opts_c) = (file.to_string(), source.to_string(), opts.clone());
+    let worker = std::thread::Builder::new()
+        .name("adjc-fortran-frontend".into())
+        .stack_size(STACK_SIZE)
+        .spawn(move || lower_here(&file_s, &source_s, &opts_c));
+    match worker {
+        Ok(handle) => match handle.join() {
+            Ok(r) => r,
+            Err(_) => Err(Diagnostic::error(Span::NONE, "internal error: the Fortran frontend crashed on this input")
+                .with_help("please report this together with the source file")),
+        },
+        Err(_) => lower_here(file, source, opts),
+    }
+}
+
+fn lower_here(file: &str, source: &str, opts: &FortranOptions) -> Result<Module, Diagnostic> {
+    let tree = syntax::parse(source)?;
+    let root = tree.root_node();
+    if let Some(bad) = syntax::first_error(root) {
+        return Err(syntax::syntax_error(source, bad));
+    }
+    let unit = scan::scan(source, root)?;
+    if unit.procs.is_empty() {
+        return Err(Diagnostic::error(Span::NONE, format!("no subroutine or function found in `{file}`"))
+            .with_help("adjc compiles a Fortran file containing at least one subroutine or function"));
+    }
+    let entry = match &opts.entry {
+        Some(name) => unit.find(name).ok_or_else(|| {
+            let names: Vec<String> = unit.procs.iter().map(|p| format!("`{}`", p.name)).collect();
+            Diagnostic::error(Span::NONE, format!("procedure `{name}` not found in `{file}`"))
+                .with_help(format!("procedures in this file: {}", names.join(", ")))
+        })?,
+        None => unit.procs.last().ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
+    };
+    let f = lower::lower_proc(source, &unit, entry)?;
+    if let Err(e) = adjc_ir::validate::validate(&f) {
+        return Err(Diagnostic::error(
+            e.span,
+            format!("internal error: the Fortran frontend produced invalid IR: {}", e.message),
+        )
+        .with_help("please report this together with the source file"));
+    }
+    Ok(Module { file: file.to_string(), source: source.to_string(), functions: vec![f] })
+}

@@ -1,0 +1,82 @@
+//! tree-sitter-fortran plumbing: parsing, spans, child access and syntax errors.
+
+use adjc_ir::{Diagnostic, Span};
+use tree_sitter::{Node, Parser, Tree};
+
+pub fn parse(source: &str) -> Result<Tree, Diagnostic> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_fortran::LANGUAGE.into())
+        .map_err(|e| Diagnostic::error(Span::NONE, format!("cannot load the Fortran grammar: {e}")))?;
+    parser.parse(source, None).ok_or_else(|| Diagnostic::error(Span::NONE, "the Fortran parser gave up on this file"))
+}
+
+pub fn span_of(src: &str, n: Node) -> Span {
+    let start = n.start_byte();
+    let pos = n.start_position();
+    let line_start = start.saturating_sub(pos.column);
+    let col = src.get(line_start..start).map(|s| s.chars().count()).unwrap_or(pos.column);
+    Span { line: pos.row as u32 + 1, col: col as u32 + 1, start: start as u32, end: n.end_byte() as u32 }
+}
+
+/// All children, anonymous tokens included, comments excluded.
+pub fn children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = n.walk();
+    n.children(&mut c).filter(|ch| !ch.is_extra() && ch.kind() != "comment").collect()
+}
+
+/// Named children, comments excluded.
+pub fn named<'t>(n: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = n.walk();
+    n.named_children(&mut c).filter(|ch| !ch.is_extra() && ch.kind() != "comment").collect()
+}
+
+pub fn text<'s>(src: &'s str, n: Node) -> &'s str {
+    src.get(n.byte_range()).unwrap_or("")
+}
+
+/// The first ERROR or MISSING node in document order, preferring the innermost one.
+pub fn first_error(root: Node) -> Option<Node> {
+    let outer = first_error_below(root, false)?;
+    if outer.is_error() {
+        if let Some(inner) = first_error_below(outer, true) {
+            return Some(inner);
+        }
+    }
+    Some(outer)
+}
+
+/// Pre-order search with an explicit stack (hostile input can nest deeply).
+fn first_error_below(root: Node, skip_root: bool) -> Option<Node> {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let is_root = n.id() == root.id();
+        if !(skip_root && is_root) && (n.is_error() || n.is_missing()) {
+            return Some(n);
+        }
+        if !(n.has_error() || is_root) {
+            continue;
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    None
+}
+
+pub fn syntax_error(src: &str, n: Node) -> Diagnostic {
+    let help = "fix the Fortran syntax (adjc reads free-form Fortran 90 and later, and fixed-form `.f` files)";
+    if n.is_missing() {
+        let what = if n.is_named() { n.kind().replace('_', " ") } else { format!("`{}`", n.kind()) };
+        return Diagnostic::error(span_of(src, n), format!("syntax error: missing {what}")).with_help(help);
+    }
+    let t = text(src, n);
+    let line = t.lines().next().unwrap_or("").trim();
+    let mut shown: String = line.chars().take(40).collect();
+    if line.chars().count() > 40 {
+        shown.push_str("...");
+    }
+    let msg =
+        if shown.is_empty() { "syntax error".to_string() } else { format!("syntax error: cannot parse `{shown}`") };
+    Diagnostic::error(span_of(src, n), msg).with_help(help)
+}
