@@ -51,18 +51,19 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             let opts = PythonOptions { entry: args.function.clone(), arg_specs: args.args.clone() };
             adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?
         }
-        "f90" | "f95" | "f03" | "f08" | "f18" => {
+        "f90" | "f95" | "f03" | "f08" | "f18" | "f" | "for" | "ftn" | "f77" => {
             if !args.args.is_empty() {
                 return Err(CliError::Usage(
                     "--arg is for Python sources; Fortran declarations give every type and shape".into(),
                 ));
             }
-            let opts = FortranOptions { entry: args.function.clone() };
+            let fixed_form = matches!(ext.as_str(), "f" | "for" | "ftn" | "f77");
+            let opts = FortranOptions { entry: args.function.clone(), fixed_form };
             adjc_frontend::lower_fortran(&file, &source, &opts).map_err(in_source)?
         }
         _ => {
             return Err(CliError::Usage(format!(
-                "{}: unsupported source language (`.{ext}`); adjc reads Python (`.py`) and free-form Fortran (`.f90`) files",
+                "{}: unsupported source language (`.{ext}`); adjc reads Python (`.py`) and Fortran (`.f90`, fixed-form `.f`) files",
                 file
             )))
         }
@@ -82,7 +83,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     };
     // A parallel map the autodiff cannot reverse must not cost the user a gradient that the
     // sequential loop gives: keep the loops then.
-    let (primal, adjoint) = match differentiate(&parallel) {
+    let (primal, mut adjoint) = match differentiate(&parallel) {
         Ok(a) => (parallel, a),
         Err(d) if parallel == sequential => return Err(in_source(d)),
         Err(_) => {
@@ -90,6 +91,9 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             (sequential, a)
         }
     };
+    // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
+    // without atomics (validated just below).
+    adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
     module.functions[0] = primal;
     let primal = &module.functions[0];
     validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;

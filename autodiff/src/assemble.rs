@@ -218,9 +218,9 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
         let swaps: Vec<usize> = (0..ad.swaps.len()).filter(|k| ad.swaps[*k].x == x).collect();
         if let (false, [k]) = (ad.unswappable.contains(&x), swaps.as_slice()) {
             let tape = ad.swaps[*k].tape;
-            let mut found = false;
-            walk_stmts(&rev, &mut |t| found |= is_restore(t, x, tape));
-            if found {
+            let mut found = 0;
+            walk_stmts(&rev, &mut |t| found += is_restore(t, x, tape) as usize);
+            if found == 1 {
                 let tmp = ad.temp(&format!("{name}_fwd"), ty, false);
                 swap_restore(&mut rev, x, tape, tmp, ty);
                 let tname = ad.name(tape);

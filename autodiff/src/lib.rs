@@ -69,6 +69,7 @@ mod reverse;
 mod rules;
 mod shared;
 mod signature;
+pub mod split;
 mod tape;
 mod util;
 

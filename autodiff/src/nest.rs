@@ -38,11 +38,41 @@ pub(crate) struct Frame {
     pub span: Span,
     /// The loop itself (bounds and step), body left out.
     pub range: Loop,
+    /// With an exact trip count: the counter of the last iteration and the condition that
+    /// the loop runs at all (`TSTEPS - 2`, `TSTEPS - 1 > 0`).
+    pub last: Option<(Expr, Expr)>,
+    /// A trip count that is affine in the counter of the loop just outside (triangular).
+    pub tri: Option<Tri>,
+    /// With an exact trip count and a unit step: the trip count before clamping at 0.
+    pub diff: Option<Affine>,
+}
+
+/// An extent `alpha + beta * c` where `c` counts the iterations of loop `outer` (the
+/// loop just outside), never negative while that loop runs.
+#[derive(Clone, Debug)]
+pub(crate) struct Tri {
+    pub outer: VarId,
+    pub alpha: Affine,
+    pub beta: i64,
+}
+
+/// One axis of a tape array: its extent (a formula of the parameters), the position of
+/// the current iteration or element along it, and how it was sized.
+#[derive(Clone, Debug)]
+pub(crate) struct Axis {
+    pub extent: Expr,
+    pub index: Expr,
+    /// Why `extent` is only an upper bound (`None`: exact).
+    pub bounded: Option<String>,
+    /// The loop it counts, when its extent is that loop's exact trip count.
+    pub frame: Option<VarId>,
+    /// A triangular extent over the previous axis's loop (see [`Ad::merge_axes`]).
+    pub tri: Option<Tri>,
 }
 
 /// Where a save site's values go in a tape array.
 pub(crate) struct Slot {
-    /// One axis per enclosing loop (outermost first).
+    /// One extent per axis (outermost first).
     pub dims: Vec<Expr>,
     /// The current iteration's position.
     pub index: Vec<Expr>,
@@ -96,7 +126,17 @@ impl Ad<'_> {
                 },
             };
             let range = Loop { body: Vec::new(), ..l.clone() };
-            return Frame { var: l.var, counter: None, trips: Trips::Unknown(why), interval: None, span, range };
+            return Frame {
+                var: l.var,
+                counter: None,
+                trips: Trips::Unknown(why),
+                interval: None,
+                span,
+                range,
+                last: None,
+                tri: None,
+                diff: None,
+            };
         };
         let var = Affine::var(l.var);
         let (counter, diff, interval) = if step > 0 {
@@ -121,11 +161,23 @@ impl Ad<'_> {
                 None => Expr::call(Intrinsic::Max, vec![Expr::int(0), q], Scalar::I64),
             }
         };
+        let mut last = None;
+        let mut tri = None;
+        let exact_diff = (outer.is_empty() && s == 1).then(|| diff.clone());
         let trips = if outer.is_empty() {
+            let end = if s == 1 {
+                diff.plus(-1).to_expr()
+            } else {
+                Expr::binary(BinOp::FloorDiv, diff.plus(s - 1).to_expr(), Expr::int(s)).sub(Expr::int(1))
+            };
+            last = Some((end, Expr::binary(BinOp::Gt, diff.to_expr(), Expr::int(0))));
             Trips::Exact(count(&diff))
         } else {
             let bound = extreme(&diff, &self.nest_env(), true);
             let on: Vec<String> = outer.iter().map(|v| format!("`{}`", name(*v))).collect();
+            if s == 1 {
+                tri = self.tri_of(&diff);
+            }
             if bound.mentions_any(&nest) {
                 Trips::Unknown(format!("the trip count of `{}` depends on {}", name(l.var), on.join(", ")))
             } else {
@@ -140,14 +192,89 @@ impl Ad<'_> {
             }
         };
         let range = Loop { body: Vec::new(), ..l.clone() };
-        Frame { var: l.var, counter: Some(counter), trips, interval: Some(interval), span, range }
+        Frame {
+            var: l.var,
+            counter: Some(counter),
+            trips,
+            interval: Some(interval),
+            span,
+            range,
+            last,
+            tri,
+            diff: exact_diff,
+        }
     }
 
-    /// The slot of the current iteration of the nest, or why there is none (stack tape).
-    pub fn slot(&self) -> Result<Slot, String> {
-        let mut dims = Vec::new();
-        let mut index = Vec::new();
-        let mut bounded = None;
+    /// `d` (an extent, affine in the nest's indices) as `alpha + beta * c` with `c` the
+    /// counter of the innermost loop of the nest, when it depends on no other index and
+    /// cannot be negative while that loop runs: from 0 at `c = 0` upwards (`beta > 0`), or
+    /// down to a non-negative value at the last iteration (`beta < 0`).
+    pub fn tri_of(&self, d: &Affine) -> Option<Tri> {
+        let o = self.nest.last()?;
+        let others: Vec<VarId> = self.nest.iter().map(|f| f.var).filter(|v| *v != o.var).collect();
+        let coeff = d.coeff(o.var);
+        if coeff == 0 || d.mentions_any(&others) {
+            return None;
+        }
+        let d_o = o.diff.as_ref()?;
+        let s_o = o.range.step.as_int()?;
+        let start = Affine::parse(&o.range.start, &|v| self.is_fixed(v), &|v| self.is_fixed(v))?;
+        // The loop variable is `start + s_o * c`.
+        let alpha = d.add(&Affine::var(o.var).scale(-coeff)).add(&start.scale(coeff));
+        let beta = coeff * s_o;
+        let low = if beta >= 0 { alpha.clone() } else { alpha.add(&d_o.plus(-1).scale(beta)) };
+        (low.as_const()? >= 0).then_some(Tri { outer: o.var, alpha, beta })
+    }
+
+    /// Merges an axis whose extent is triangular over the loop of the axis just before it
+    /// with that axis: the pair becomes one axis of `Σ_c (alpha + beta c)` elements, at
+    /// `c (2 alpha + beta (c - 1)) / 2 + index`, so that triangular nests take exactly the
+    /// memory they use. Axes that cannot merge keep their bounds.
+    pub fn merge_axes(&self, axes: Vec<Axis>) -> Vec<Axis> {
+        let mut out: Vec<Axis> = Vec::new();
+        for a in axes {
+            let prev = out.last();
+            let merged = match (&a.tri, prev) {
+                (Some(t), Some(p)) if p.frame == Some(t.outer) && p.bounded.is_none() => {
+                    let fixed = |v: VarId| self.is_fixed(v);
+                    let nest = self.nest_vars();
+                    let total = Affine::parse(&p.extent, &fixed, &fixed);
+                    let count = Affine::parse(&p.index, &|v| nest.contains(&v) || fixed(v), &fixed);
+                    total.zip(count).map(|(total, count)| {
+                        // Σ_{c' < c} (alpha + beta c') = c (2 alpha + beta (c - 1)) / 2.
+                        let sum = |c: &Affine| {
+                            let e = t.alpha.scale(2).add(&c.plus(-1).scale(t.beta));
+                            let prod = match (c.as_const(), e.as_const()) {
+                                (Some(x), Some(y)) => Expr::int(x.saturating_mul(y)),
+                                _ => c.to_expr().mul(e.to_expr()),
+                            };
+                            Expr::binary(BinOp::Div, prod, Expr::int(2))
+                        };
+                        Axis {
+                            extent: sum(&total),
+                            index: sum(&count).add(a.index.clone()),
+                            bounded: None,
+                            frame: None,
+                            tri: None,
+                        }
+                    })
+                }
+                _ => None,
+            };
+            match merged {
+                Some(m) => {
+                    out.pop();
+                    out.push(m);
+                }
+                None => out.push(a),
+            }
+        }
+        out
+    }
+
+    /// One axis per loop of the nest, or why there is no closed form (stack tape).
+    pub fn frame_axes(&self) -> Result<Vec<Axis>, String> {
+        let mut out = Vec::new();
         for f in &self.nest {
             let Some(c) = &f.counter else {
                 return Err(match &f.trips {
@@ -155,25 +282,50 @@ impl Ad<'_> {
                     _ => "a loop counter has no closed form".into(),
                 });
             };
-            match &f.trips {
-                Trips::Exact(n) => dims.push(n.clone()),
-                Trips::Bounded(n, why) => {
-                    dims.push(n.clone());
-                    bounded.get_or_insert_with(|| why.clone());
-                }
+            let (extent, bounded, frame) = match &f.trips {
+                Trips::Exact(n) => (n.clone(), None, f.diff.as_ref().map(|_| f.var)),
+                Trips::Bounded(n, why) => (n.clone(), Some(why.clone()), None),
                 Trips::Unknown(why) => return Err(why.clone()),
-            }
-            index.push(c.clone());
+            };
+            out.push(Axis { extent, index: c.clone(), bounded, frame, tri: f.tri.clone() });
         }
-        Ok(Slot { dims, index, bounded })
+        Ok(out)
     }
 
-    /// The largest value of `stop - start` over the nest (a parameter formula, clamped at
-    /// 0) and whether it is exact, when `start` and `stop` are affine in the nest's indices.
-    pub fn extent_bound(&self, start: &Expr, stop: &Expr) -> Option<(Expr, bool)> {
+    /// The slot of a save site: the nest's axes followed by `extra` (region axes), merged.
+    pub fn slot(&self, extra: &[Axis]) -> Result<Slot, String> {
+        let mut axes = self.frame_axes()?;
+        axes.extend(extra.iter().cloned());
+        let axes = self.merge_axes(axes);
+        let bounded = axes.iter().find_map(|a| a.bounded.clone());
+        Ok(Slot {
+            dims: axes.iter().map(|a| a.extent.clone()).collect(),
+            index: axes.into_iter().map(|a| a.index).collect(),
+            bounded,
+        })
+    }
+
+    /// The axis of a region extent `stop - start` (affine in the nest's indices) for
+    /// position `index`: its largest value over the nest (clamped at 0), exact when it
+    /// does not depend on the loops, triangular when it grows or shrinks with the
+    /// innermost one. `None` when not affine.
+    pub fn extent_axis(&self, start: &Expr, stop: &Expr, index: Expr) -> Option<Axis> {
         let d = self.nest_affine(stop, &[])?.sub(&self.nest_affine(start, &[])?);
+        self.affine_axis(&d, index)
+    }
+
+    /// [`Ad::extent_axis`] for an extent already in affine form.
+    pub fn affine_axis(&self, d: &Affine, index: Expr) -> Option<Axis> {
         let nest = self.nest_vars();
-        let b = extreme(&d, &self.nest_env(), true);
-        (!b.mentions_any(&nest)).then(|| (clamp(&b, &|v| self.is_size(v)), !d.mentions_any(&nest)))
+        let b = extreme(d, &self.nest_env(), true);
+        if b.mentions_any(&nest) {
+            return None;
+        }
+        let on: Vec<String> =
+            d.vars().into_iter().filter(|v| nest.contains(v)).map(|v| format!("`{}`", self.name(v))).collect();
+        let bounded =
+            (!on.is_empty()).then(|| format!("the region depends on {}: sized for its largest value", on.join(", ")));
+        let tri = if on.is_empty() { None } else { self.tri_of(d) };
+        Some(Axis { extent: clamp(&b, &|v| self.is_size(v)), index, bounded, frame: None, tri })
     }
 }

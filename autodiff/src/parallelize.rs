@@ -43,12 +43,14 @@ pub fn parallelize(f: &Function) -> Function {
     let body = std::mem::take(&mut out.body);
     // Parameters are what the caller sees after the call: live at the end.
     let live_end: VarSet = f.params.iter().map(|p| p.var).filter(|v| liveness::tracked(f, *v)).collect();
-    out.body = Pass { f: &mut out }.block(body, &live_end);
+    out.body = Pass { f: &mut out, depth: 0 }.block(body, &live_end);
     out
 }
 
 struct Pass<'a> {
     f: &'a mut Function,
+    /// Number of sequential loops around the current block.
+    depth: usize,
 }
 
 impl Pass<'_> {
@@ -67,10 +69,14 @@ impl Pass<'_> {
         match &mut s.kind {
             StmtKind::Loop(l) => {
                 if let Some(plan) = independence::plan(self.f, l, out) {
-                    return rewrite::to_map(self.f, &s, plan);
+                    if self.depth == 0 || !flat_scalar_reduction(self.f, l, &plan) {
+                        return rewrite::to_map(self.f, &s, plan);
+                    }
                 }
                 let body_out = liveness::loop_fixpoint(self.f, &l.body, out);
+                self.depth += 1;
                 l.body = self.block(std::mem::take(&mut l.body), &body_out);
+                self.depth -= 1;
             }
             StmtKind::If { then_body, else_body, .. } => {
                 *then_body = self.block(std::mem::take(then_body), out);
@@ -81,6 +87,16 @@ impl Pass<'_> {
         }
         s
     }
+}
+
+/// A dot product or norm: it only reduces into scalars, with no loop or map in its body.
+/// Inside another loop it is left sequential: a parallel region per outer iteration costs
+/// far more than its few flops (cholesky.py at N = 300 ran 30 times slower).
+fn flat_scalar_reduction(f: &Function, l: &Loop, plan: &independence::Plan) -> bool {
+    let only_scalars = written_vars(&l.body).iter().all(|v| !f.var(*v).ty.is_array() && plan.shared.contains(v));
+    let mut nested = false;
+    walk_stmts(&l.body, &mut |s| nested |= matches!(s.kind, StmtKind::Loop(_) | StmtKind::Map(_)));
+    only_scalars && !nested
 }
 
 /// Backward liveness of scalar variables on the structured IR. Arrays are not tracked

@@ -22,7 +22,8 @@
 //! (to-be-recorded analysis in `crate::reverse`); every tape is described in the report
 //! (`crate::report`).
 
-use crate::affine::{clamp, extreme, Affine, Interval};
+use crate::affine::{extreme, Affine, Interval};
+use crate::nest::Axis;
 use crate::report::{TapeInfo, TapeKind};
 use crate::reverse::Ad;
 use crate::util::{at_line, write_places};
@@ -34,12 +35,8 @@ struct Region {
     dims: Vec<MapDim>,
     /// The array element at one point of that space.
     elem: Vec<Expr>,
-    /// Its position in the tape's region axes (relative to the region's start).
-    rel: Vec<Expr>,
-    /// The tape extent of each region axis: formulas of the parameters.
-    extents: Vec<Expr>,
-    /// Whether `extents` are exact (not bounds over outer loops).
-    exact: bool,
+    /// The tape axes of the region: extents and positions relative to the region's start.
+    axes: Vec<Axis>,
     /// `B[1:-1]`, for notes and the report.
     what: String,
 }
@@ -72,20 +69,13 @@ impl Ad<'_> {
         self.tapes.push(info);
     }
 
-    /// A tape for one save site of `base` holding `per_iter` (extra axes after the loop
-    /// axes) per iteration of the current nest.
-    fn site_tape(
-        &mut self,
-        base: &str,
-        elem: Scalar,
-        per_iter: &[Expr],
-        exact: bool,
-    ) -> (SiteTape, Option<Expr>, bool) {
+    /// A tape for one save site of `base` holding a region with axes `per_iter` (none for
+    /// one value) per iteration of the current nest.
+    fn site_tape(&mut self, base: &str, elem: Scalar, per_iter: &[Axis]) -> (SiteTape, Option<Expr>, bool) {
         let name = self.f.fresh_name(&format!("{base}_tape"));
-        match self.slot() {
+        match self.slot(per_iter) {
             Ok(slot) => {
-                let mut dims = slot.dims.clone();
-                dims.extend(per_iter.iter().cloned());
+                let dims = slot.dims.clone();
                 let elems = dims.iter().cloned().fold(Expr::int(1), |a, d| a.mul(d));
                 let tape = if dims.is_empty() {
                     self.f.add_var(name, Type::Scalar(elem), VarRole::Temp, Span::NONE)
@@ -99,7 +89,7 @@ impl Ad<'_> {
                     self.ad_allocs.push(t);
                     t
                 };
-                let exact = exact && slot.bounded.is_none();
+                let exact = slot.bounded.is_none();
                 (SiteTape::Slots { tape, index: slot.index, bounded: slot.bounded }, Some(elems), exact)
             }
             Err(why) => {
@@ -124,7 +114,7 @@ impl Ad<'_> {
         let what = self.place_str(place);
         self.saved.insert(place.var);
         let base = self.name(place.var);
-        let (site, elems, exact) = self.site_tape(&base, ty, &[], true);
+        let (site, elems, exact) = self.site_tape(&base, ty, &[]);
         let kind = self.kind_of(&site);
         let line = at_line(span);
         let (save, restore, name) = match &site {
@@ -144,7 +134,7 @@ impl Ad<'_> {
                 (push, pop, self.name(*tape))
             }
         };
-        self.offer_swap(place.var, &site, &[], &place.index, &[], span);
+        self.offer_swap(place.var, &site, &[], &place.index, span);
         let tape = match site {
             SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
         };
@@ -156,7 +146,7 @@ impl Ad<'_> {
     /// Forward-sweep code at the end of each branch of the `if` at `span`, and how the
     /// reverse sweep finds the branch again: statements to run first and the decision.
     pub fn save_branch(&mut self, span: Span) -> (Stmt, Stmt, Block, Expr) {
-        let (site, elems, exact) = self.site_tape("branch", Scalar::Bool, &[], true);
+        let (site, elems, exact) = self.site_tape("branch", Scalar::Bool, &[]);
         let kind = self.kind_of(&site);
         let line = at_line(span);
         let what = "the branch taken".to_string();
@@ -202,7 +192,7 @@ impl Ad<'_> {
     /// every `if`, with slots, and either the region does not depend on the loops (the
     /// last iteration's slot holds the last values) or every iteration saves different
     /// elements (every slot does).
-    fn offer_swap(&mut self, x: VarId, site: &SiteTape, dims: &[MapDim], elem: &[Expr], rel: &[Expr], span: Span) {
+    fn offer_swap(&mut self, x: VarId, site: &SiteTape, dims: &[MapDim], elem: &[Expr], span: Span) {
         self.clobbered.insert(x);
         let SiteTape::Slots { tape, index, .. } = site else {
             self.unswappable.insert(x);
@@ -223,38 +213,63 @@ impl Ad<'_> {
             }
         };
         let nest: Vec<VarId> = self.nest.iter().map(|f| f.var).collect();
-        let mentions_nest = |e: &Expr| nest.iter().any(|v| e.mentions(*v));
-        let free = !elem.iter().chain(dims.iter().flat_map(|d| [&d.start, &d.stop])).any(mentions_nest);
-        let last: Option<Vec<Expr>> = self
-            .nest
+        let region_vars: Vec<VarId> = dims.iter().map(|d| d.var).collect();
+        // The same region in every iteration: only fixed parameters and region indices.
+        let free = elem
             .iter()
-            .map(|f| match &f.trips {
-                crate::nest::Trips::Exact(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect();
+            .chain(dims.iter().flat_map(|d| [&d.start, &d.stop]))
+            .flat_map(|e| e.vars())
+            .all(|v| self.is_fixed(v) || region_vars.contains(&v));
+        let last: Option<Vec<(Expr, Expr)>> = self.nest.iter().map(|f| f.last.clone()).collect();
         let mut vars: Vec<VarId> = dims.iter().map(|d| d.var).collect();
         vars.extend(nest.iter().copied());
         let copy_back = match last {
-            Some(trips) if free => {
-                let mut idx: Vec<Expr> = trips.iter().map(|n| n.clone().sub(Expr::int(1))).collect();
-                idx.extend(rel.iter().cloned());
+            Some(ends) if free => {
+                // No loop axis is merged here (every trip count is exact): the first axes
+                // are the loop counters, replaced by those of the last iteration.
+                let mut idx: Vec<Expr> = ends.iter().map(|(e, _)| e.clone()).collect();
+                idx.extend(index.iter().skip(ends.len()).cloned());
                 let body = copy(idx);
-                let cond = trips
-                    .into_iter()
-                    .map(|n| Expr::binary(BinOp::Gt, n, Expr::int(0)))
-                    .reduce(|a, b| Expr::binary(BinOp::And, a, b));
+                let cond = ends.into_iter().map(|(_, c)| c).reduce(|a, b| Expr::binary(BinOp::And, a, b));
                 match cond {
                     None => body,
                     Some(c) => Stmt::new(StmtKind::If { cond: c, then_body: vec![body], else_body: Vec::new() }, span),
                 }
             }
             _ if self.injective_in(elem, &vars).is_some() => {
-                let mut idx = index.clone();
-                idx.extend(rel.iter().cloned());
-                self.nest.iter().rev().fold(copy(idx), |body, f| {
-                    Stmt::new(StmtKind::Loop(Loop { body: vec![body], ..f.range.clone() }), span)
-                })
+                let idx = index.clone();
+                // Every iteration copies its own elements: one parallel map when the nest
+                // and the region are rectangular with unit steps, else the loops again.
+                let rect = |e: &Expr| !e.vars().iter().any(|v| nest.contains(v));
+                let unit: Option<Vec<MapDim>> = self
+                    .nest
+                    .iter()
+                    .map(|f| {
+                        let l = &f.range;
+                        let ok = rect(&l.start) && rect(&l.stop);
+                        match l.step.as_int() {
+                            Some(1) if ok => Some(MapDim { var: l.var, start: l.start.clone(), stop: l.stop.clone() }),
+                            Some(-1) if ok => Some(MapDim {
+                                var: l.var,
+                                start: l.stop.clone().add(Expr::int(1)),
+                                stop: l.start.clone().add(Expr::int(1)),
+                            }),
+                            _ => None,
+                        }
+                    })
+                    .collect();
+                let flat = dims.iter().all(|d| rect(&d.start) && rect(&d.stop));
+                match unit {
+                    Some(mut md) if flat => {
+                        md.extend(dims.iter().cloned());
+                        let t = Place::element(*tape, idx);
+                        let body = Stmt::assign(Place { var: x, index: elem.to_vec() }, t.to_expr(ty), span);
+                        Stmt::new(StmtKind::Map(Map { dims: md, body: vec![body] }), span)
+                    }
+                    _ => self.nest.iter().rev().fold(copy(idx), |body, f| {
+                        Stmt::new(StmtKind::Loop(Loop { body: vec![body], ..f.range.clone() }), span)
+                    }),
+                }
             }
             _ => {
                 self.unswappable.insert(x);
@@ -333,7 +348,7 @@ impl Ad<'_> {
         let region = self.region(x, m, &bx);
         let what = region.what.clone();
         let base = self.name(x);
-        let (site, elems, exact) = self.site_tape(&base, ty, &region.extents, region.exact);
+        let (site, elems, exact) = self.site_tape(&base, ty, &region.axes);
         let kind = self.kind_of(&site);
         let line = at_line(s.span);
         let copy = |dims: &[MapDim], body: Stmt| {
@@ -345,9 +360,7 @@ impl Ad<'_> {
         };
         let (save, restore) = match &site {
             SiteTape::Slots { tape, index, bounded } => {
-                let mut idx = index.clone();
-                idx.extend(region.rel.iter().cloned());
-                let t = Place { var: *tape, index: idx };
+                let t = Place { var: *tape, index: index.clone() };
                 let xe = Place::element(x, region.elem.clone());
                 let size = bounded.as_ref().map(|b| format!("; {b}")).unwrap_or_default();
                 let save = copy(&region.dims, Stmt::assign(t.clone(), xe.to_expr(ty), s.span))
@@ -378,7 +391,7 @@ impl Ad<'_> {
                 (save, restore)
             }
         };
-        self.offer_swap(x, &site, &region.dims, &region.elem, &region.rel, s.span);
+        self.offer_swap(x, &site, &region.dims, &region.elem, s.span);
         let tape = match site {
             SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
         };
@@ -394,20 +407,18 @@ impl Ad<'_> {
         // One injective write: the map's own index space is the region.
         if let [(p, false)] = places.as_slice() {
             if let Some(unit) = self.injective_write(&p.index, m) {
-                let bounds: Option<Vec<(Expr, bool)>> =
-                    m.dims.iter().map(|d| self.extent_bound(&d.start, &d.stop)).collect();
-                if let Some(bounds) = bounds {
-                    let rel = m
-                        .dims
-                        .iter()
-                        .map(|d| {
-                            let v = Expr::var(d.var, Scalar::I64);
-                            match self.nest_affine(&d.start, &[]) {
-                                Some(a) => Affine::var(d.var).sub(&a).to_expr(),
-                                None => v.sub(d.start.clone()),
-                            }
-                        })
-                        .collect();
+                let axes: Option<Vec<Axis>> = m
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        let rel = match self.nest_affine(&d.start, &[]) {
+                            Some(a) => Affine::var(d.var).sub(&a).to_expr(),
+                            None => Expr::var(d.var, Scalar::I64).sub(d.start.clone()),
+                        };
+                        self.extent_axis(&d.start, &d.stop, rel)
+                    })
+                    .collect();
+                if let Some(axes) = axes {
                     // A strided write is described by its index and the map's range.
                     let what = if unit {
                         self.box_text(x, bx)
@@ -422,50 +433,35 @@ impl Ad<'_> {
                             .collect();
                         format!("{} for {}", self.place_str(p), ranges.join(", "))
                     };
-                    return Region {
-                        dims: m.dims.clone(),
-                        elem: p.index.clone(),
-                        rel,
-                        exact: bounds.iter().all(|(_, e)| *e),
-                        extents: bounds.into_iter().map(|(e, _)| e).collect(),
-                        what,
-                    };
+                    return Region { dims: m.dims.clone(), elem: p.index.clone(), axes, what };
                 }
             }
         }
         // Otherwise the bounding box of the writes, axis by axis.
         let dims = self.f.var(x).ty.dims().to_vec();
         let what = self.box_text(x, bx);
-        let mut region =
-            Region { dims: Vec::new(), elem: Vec::new(), rel: Vec::new(), extents: Vec::new(), exact: true, what };
-        let env = self.nest_env();
-        let nest: Vec<VarId> = self.nest.iter().map(|f| f.var).collect();
+        let mut region = Region { dims: Vec::new(), elem: Vec::new(), axes: Vec::new(), what };
         for (d, axis) in dims.iter().zip(bx) {
-            let (lo, stop, extent, exact) = match axis {
+            let (lo, stop, ext) = match axis {
                 Some((lo, hi)) if lo == hi => {
                     region.elem.push(lo.to_expr());
                     continue;
                 }
-                Some((lo, hi)) => {
-                    let ext = hi.sub(lo).plus(1);
-                    let bound = extreme(&ext, &env, true);
-                    if bound.mentions_any(&nest) {
-                        (lo.to_expr(), hi.plus(1).to_expr(), d.extent.clone(), false)
-                    } else {
-                        let exact = !ext.mentions_any(&nest);
-                        (lo.to_expr(), hi.plus(1).to_expr(), clamp(&bound, &|v| self.is_size(v)), exact)
-                    }
-                }
-                None => (d.lower.clone(), d.lower.clone().add(d.extent.clone()), d.extent.clone(), true),
+                Some((lo, hi)) => (lo.to_expr(), hi.plus(1).to_expr(), Some(hi.sub(lo).plus(1))),
+                None => (d.lower.clone(), d.lower.clone().add(d.extent.clone()), None),
             };
             let k = region.dims.len();
             let v = self.copy_index(k);
             let ve = Expr::var(v, Scalar::I64);
-            region.dims.push(MapDim { var: v, start: lo.clone(), stop });
-            region.elem.push(ve.clone());
-            region.rel.push(ve.sub(lo));
-            region.extents.push(extent);
-            region.exact &= exact;
+            let rel = ve.clone().sub(lo.clone());
+            let whole = Axis { extent: d.extent.clone(), index: rel.clone(), bounded: None, frame: None, tri: None };
+            let axis = match &ext {
+                Some(ext) => self.affine_axis(ext, rel).unwrap_or(whole),
+                None => whole,
+            };
+            region.dims.push(MapDim { var: v, start: lo, stop });
+            region.elem.push(ve);
+            region.axes.push(axis);
         }
         region
     }

@@ -17,7 +17,7 @@ contains
     w(n + 1) = 0.0_wp
     w(1:n) = u(0:n - 1) - 2.0_wp * u(1:n) + u(2:n + 1)
     do i = n, 1, -1
-      u(i) = u(i) + alpha * half * (u(i + 1) - u(i)) + sign(abs(w(i)), u(i)) * 0.1_wp
+      u(i) = half * u(i) + alpha * u(i + 1) + sign(abs(w(i)), u(i)) * 0.1_wp
     end do
     do i = 1, n, 2
       if (w(i) > 0.5_wp) then

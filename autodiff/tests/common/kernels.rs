@@ -687,3 +687,98 @@ pub fn fortran_scalars() -> Function {
     ];
     b.finish(body)
 }
+
+/// `for k in range(1, N): c = a[k] * 2; z = k * k; y[k] = y[k-1] * c + sin(0.01 * z * y[k])`:
+/// `c` and `z` depend on nothing the loop changes (recomputed, not taped); `y` is a
+/// recurrence.
+pub fn recomputable() -> Function {
+    let mut b = B::new("recomp");
+    let nn = b.size("N");
+    let a = b.param("a", vec1(&b, nn), Intent::In);
+    let y = b.param("y", vec1(&b, nn), Intent::InOut);
+    let c = b.local("c", F64);
+    let z = b.local("z", F64);
+    let k = b.index("k");
+    let kf = || E(b.v(k).0.cast(Scalar::F64));
+    let body = vec![lp(
+        k,
+        int(1),
+        b.v(nn),
+        1,
+        vec![
+            assign(sc(c), b.ld(a, vec![b.v(k)]) * 2.0),
+            assign(sc(z), kf() * kf()),
+            assign(
+                at(y, vec![b.v(k)]),
+                b.ld(y, vec![b.v(k) - 1]) * b.v(c) + sin(0.01 * b.v(z) * b.ld(y, vec![b.v(k)])),
+            ),
+        ],
+    )];
+    b.finish(body)
+}
+
+/// `for i in range(N): for j in range(i): A[i, j] = A[i, j] * A[j, j] + sin(A[i, j])`:
+/// a triangular nest; `middle`: with `for k in range(2):` between the two loops.
+pub fn triangular(middle: bool) -> Function {
+    let mut b = B::new("tri");
+    let nn = b.size("N");
+    let a = b.param("A", array(Scalar::F64, vec![b.v(nn), b.v(nn)]), Intent::InOut);
+    let (i, j, k) = (b.index("i"), b.index("j"), b.index("k"));
+    let aij = || b.ld(a, vec![b.v(i), b.v(j)]);
+    let inner = lp(
+        j,
+        int(0),
+        b.v(i),
+        1,
+        vec![assign(at(a, vec![b.v(i), b.v(j)]), aij() * b.ld(a, vec![b.v(j), b.v(j)]) * 0.5 + sin(aij()))],
+    );
+    let inner = if middle { lp(k, int(0), int(2), 1, vec![inner]) } else { inner };
+    b.finish(vec![lp(i, int(0), b.v(nn), 1, vec![inner])])
+}
+
+/// `p = 0.5; for i in range(N): for j in range(i * i): p = sin(p) * x[i] + 0.1; return p`:
+/// the trip count of `j` is not affine in `i`.
+pub fn square_trips() -> Function {
+    let mut b = B::new("square_trips");
+    let nn = b.size("N");
+    let x = b.param("x", vec1(&b, nn), Intent::In);
+    let ret = b.ret("ret", F64);
+    let p = b.local("p", F64);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let body = vec![
+        assign(sc(p), f64c(0.5)),
+        lp(
+            i,
+            int(0),
+            b.v(nn),
+            1,
+            vec![lp(j, int(0), b.v(i) * b.v(i), 1, vec![assign(sc(p), sin(b.v(p)) * b.ld(x, vec![b.v(i)]) + 0.1)])],
+        ),
+        assign(sc(ret), b.v(p)),
+    ];
+    b.finish(body)
+}
+
+/// `for i in range(1, N): A[i, 1:-1] = sin(A[i, 1:-1]) * B[i - 1, 1:-1]`: a row region
+/// per iteration.
+pub fn rows() -> Function {
+    let mut b = B::new("rows");
+    let (nn, mm) = (b.size("N"), b.size("M"));
+    let a = b.param("A", array(Scalar::F64, vec![b.v(nn), b.v(mm)]), Intent::InOut);
+    let bb = b.param("B", array(Scalar::F64, vec![b.v(nn), b.v(mm)]), Intent::In);
+    let (i, k) = (b.index("i"), b.index("k"));
+    let body = vec![lp(
+        i,
+        int(1),
+        b.v(nn),
+        1,
+        vec![map(
+            vec![(k, int(1), b.v(mm) - 1)],
+            vec![assign(
+                at(a, vec![b.v(i), b.v(k)]),
+                sin(b.ld(a, vec![b.v(i), b.v(k)])) * b.ld(bb, vec![b.v(i) - 1, b.v(k)]),
+            )],
+        )],
+    )];
+    b.finish(body)
+}

@@ -7,6 +7,7 @@
 
 use super::decl::colon_parts;
 use super::lower::{Binding, Lowerer, MAX_DEPTH, R};
+use super::scan::ProcKind;
 use super::syntax::{children, named};
 use crate::sym::canon;
 use adjc_ir::*;
@@ -312,6 +313,16 @@ impl<'s, 't> Lowerer<'s, 't> {
                 _ => Err(self.err(callee, format!("`{}` is not an array", self.text(callee)))),
             };
         }
+        if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Function) {
+            if el.is_some() {
+                return Err(self
+                    .err(n, format!("calls to `{name}` inside array expressions are not supported yet"))
+                    .with_help("call it in a `do` loop, one element at a time"));
+            }
+            let result = self.inline_call(n, proc, &args)?;
+            let Some(r) = result else { return Err(self.err(n, format!("`{name}` is not a function"))) };
+            return Ok(Expr::var(r, self.f.var(r).ty.elem()));
+        }
         self.intrinsic(n, &name, &args, el)
     }
 
@@ -437,6 +448,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                             return Ok(if shape.is_empty() { None } else { Some(shape) });
                         }
                     }
+                    return Ok(None);
+                }
+                if self.unit.find(&name).is_some() {
                     return Ok(None);
                 }
                 match name.as_str() {

@@ -5,7 +5,6 @@
 
 use super::expr::promote;
 use super::lower::{Lowerer, R};
-use super::syntax::named;
 use crate::sym::{canon, Lin};
 use adjc_ir::*;
 use tree_sitter::Node;
@@ -152,6 +151,25 @@ impl<'s, 't> Lowerer<'s, 't> {
                     _ => x,
                 })
             }
+            // Kind inquiries, so that `integer, parameter :: dp = kind(1.0d0)` works.
+            "kind" => {
+                self.nargs(n, name, args, 1, 1)?;
+                let x = self.expr(args[0], None)?;
+                Ok(Expr::int(match x.ty {
+                    Scalar::F32 => 4,
+                    Scalar::Bool => 4,
+                    _ => 8,
+                }))
+            }
+            "selected_real_kind" => {
+                self.nargs(n, name, args, 1, 3)?;
+                let p = self.int_expr(args[0])?.as_int().unwrap_or(15);
+                Ok(Expr::int(if p <= 6 { 4 } else { 8 }))
+            }
+            "selected_int_kind" => {
+                self.nargs(n, name, args, 1, 1)?;
+                Ok(Expr::int(8))
+            }
             "sum" | "product" | "maxval" | "minval" => {
                 self.nargs(n, name, args, 1, 1)?;
                 let op = match name {
@@ -272,7 +290,13 @@ impl<'s, 't> Lowerer<'s, 't> {
         } else {
             init
         };
-        let acc_name = self.temp_name(name);
+        let acc_name = self.temp_name(match name {
+            "sum" => "total",
+            "product" => "prod",
+            "maxval" => "vmax",
+            "minval" => "vmin",
+            _ => "dot",
+        });
         let acc = self.f.add_var(acc_name, Type::Scalar(t), VarRole::Temp, span);
         let saved = self.span;
         self.emit(StmtKind::Assign { target: Place::scalar(acc), value: init });
@@ -329,7 +353,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             (1, 2) => (sa[0].clone(), sb[0].clone()),
             _ => return Err(self.err(n, "`matmul` needs a matrix and a matrix or vector")),
         };
-        self.conform(args[1], &[inner.clone()], &[rows_b])?;
+        self.conform(args[1], std::slice::from_ref(&inner), &[rows_b])?;
         let span = self.sp(n);
         let kname = self.index_name(&[]);
         let kv = self.f.add_var(kname.clone(), Type::Scalar(Scalar::I64), VarRole::Index, span);
@@ -358,7 +382,6 @@ impl<'s, 't> Lowerer<'s, 't> {
         ));
         let stop = canon(&inner.add(Expr::int(1)));
         self.emit(StmtKind::Loop(Loop { var: kv, start: Expr::int(1), stop, step: Expr::int(1), body }));
-        let _ = named(n);
         Ok(Expr::var(acc, t))
     }
 }

@@ -42,6 +42,19 @@ pub struct Lowerer<'s, 't> {
     pub generated: Vec<VarId>,
     /// The element value computed inside a reduction body.
     pub reduce_value: Option<Expr>,
+    /// How many calls are being inlined around the current statement.
+    pub inline_depth: usize,
+}
+
+/// The header and specification part of a procedure.
+pub struct Spec<'t> {
+    /// Dummy argument names (lower case) in order.
+    pub dummies: Vec<(String, Span)>,
+    pub result_name: Option<String>,
+    pub result_type: Option<Node<'t>>,
+    pub local: Table<'t>,
+    pub stmts: Vec<Node<'t>>,
+    pub implicit_none: bool,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -71,6 +84,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         depth: 0,
         generated: Vec::new(),
         reduce_value: None,
+        inline_depth: 0,
     };
     let stmts = lw.declare(proc)?;
     for s in stmts {
@@ -90,8 +104,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         span_of(self.src, n)
     }
 
-    /// Reads the specification part; returns the executable statements.
-    fn declare(&mut self, proc: &Proc<'t>) -> R<Vec<Node<'t>>> {
+    /// Reads the header and the specification part of `proc`.
+    pub fn read_spec(&mut self, proc: &Proc<'t>) -> R<Spec<'t>> {
         let src = self.src;
         let items = named(proc.node);
         let header = items.iter().copied().find(|c| matches!(c.kind(), "subroutine_statement" | "function_statement"));
@@ -122,6 +136,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut local = Table::new();
         let mut stmts = Vec::new();
         let mut in_spec = true;
+        let mut implicit_none = false;
         for n in items {
             match n.kind() {
                 "subroutine_statement" | "function_statement" | "internal_procedures" => {}
@@ -129,7 +144,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "variable_declaration" if in_spec => decl::collect(src, n, &mut local)?,
                 "implicit_statement" => {
                     if text(src, n).to_ascii_lowercase().contains("none") {
-                        self.implicit_none = true;
+                        implicit_none = true;
                     } else {
                         return Err(self
                             .err(n, "implicit typing rules other than `implicit none` are not supported")
@@ -169,7 +184,12 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        // Constants: the file's modules, then the host, then the procedure itself.
+        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none })
+    }
+
+    /// `parameter` constants: the file's modules, then the host, then the procedure itself.
+    pub fn define_all_constants(&mut self, proc: &Proc<'t>, local: &Table<'t>) -> R<()> {
+        let src = self.src;
         let mut host = Table::new();
         for d in self.unit.module_decls.iter().chain(proc.host_decls.iter()) {
             decl::collect(src, *d, &mut host)?;
@@ -177,18 +197,30 @@ impl<'s, 't> Lowerer<'s, 't> {
         let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter).cloned().collect();
         self.define_constants(&host_params)?;
         let local_params: Vec<decl::Sym> = local.values().filter(|s| s.parameter).cloned().collect();
-        self.define_constants(&local_params)?;
+        self.define_constants(&local_params)
+    }
 
+    /// The declaration of a dummy argument (implicitly typed when undeclared).
+    pub fn dummy_sym(&self, spec: &Spec<'t>, name: &str, span: Span) -> R<decl::Sym<'t>> {
+        match spec.local.get(name) {
+            Some(s) if s.parameter => {
+                Err(Diagnostic::error(s.span, format!("the argument `{}` is declared `parameter`", s.name)))
+            }
+            Some(s) => Ok(s.clone()),
+            None => self.implicit_sym(name, span),
+        }
+    }
+
+    /// Reads the specification part of the entry procedure, declares its variables and
+    /// signature; returns the executable statements.
+    fn declare(&mut self, proc: &Proc<'t>) -> R<Vec<Node<'t>>> {
+        let spec = self.read_spec(proc)?;
+        self.implicit_none = spec.implicit_none;
+        self.define_all_constants(proc, &spec.local)?;
         // Dummies first (source order), then the function result, then locals.
         let mut array_syms: Vec<(VarId, decl::Sym<'t>)> = Vec::new();
-        for (name, span) in &dummy_names {
-            let sym = match local.get(name) {
-                Some(s) if s.parameter => {
-                    return Err(Diagnostic::error(s.span, format!("the argument `{}` is declared `parameter`", s.name)))
-                }
-                Some(s) => s.clone(),
-                None => self.implicit_sym(name, *span)?,
-            };
+        for (name, span) in &spec.dummies {
+            let sym = self.dummy_sym(&spec, name, *span)?;
             let elem = self.scalar_type(&sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Param, sym.span);
             self.names.insert(name.clone(), Binding::Var(id));
@@ -198,26 +230,38 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
         }
         if proc.kind == ProcKind::Function {
-            let rname = result_name.unwrap_or_else(|| proc.name.to_ascii_lowercase());
-            let sym = local.get(&rname).cloned();
-            let elem = match (&sym, result_type) {
-                (Some(s), _) if s.ty.is_some() => self.scalar_type(s)?,
-                (_, Some(t)) => self.type_of_node(t)?,
-                _ => {
-                    let s = self.implicit_sym(&rname, proc.name_span)?;
-                    self.scalar_type(&s)?
-                }
-            };
-            if sym.as_ref().is_some_and(|s| s.dims.is_some()) {
-                return Err(Diagnostic::error(proc.name_span, "functions returning arrays are not supported yet")
-                    .with_help("write a subroutine with an `intent(out)` array argument"));
-            }
             let name = self.f.fresh_name("ret");
-            let id = self.f.add_var(name, Type::Scalar(elem), VarRole::Return, proc.name_span);
-            self.names.insert(rname, Binding::Var(id));
-            self.ret = Some(id);
+            self.ret = Some(self.declare_result(proc, &spec, name, VarRole::Return)?);
         }
-        for (key, sym) in &local {
+        self.declare_locals(&spec, array_syms)?;
+        Ok(spec.stmts)
+    }
+
+    /// The result variable of a function, bound to its result name.
+    pub fn declare_result(&mut self, proc: &Proc<'t>, spec: &Spec<'t>, name: String, role: VarRole) -> R<VarId> {
+        let rname = spec.result_name.clone().unwrap_or_else(|| proc.name.to_ascii_lowercase());
+        let sym = spec.local.get(&rname).cloned();
+        let elem = match (&sym, spec.result_type) {
+            (Some(s), _) if s.ty.is_some() => self.scalar_type(s)?,
+            (_, Some(t)) => self.type_of_node(t)?,
+            _ => {
+                let s = self.implicit_sym(&rname, proc.name_span)?;
+                self.scalar_type(&s)?
+            }
+        };
+        if sym.as_ref().is_some_and(|s| s.dims.is_some()) {
+            return Err(Diagnostic::error(proc.name_span, "functions returning arrays are not supported yet")
+                .with_help("write a subroutine with an `intent(out)` array argument"));
+        }
+        let id = self.f.add_var(name, Type::Scalar(elem), role, proc.name_span);
+        self.names.insert(rname, Binding::Var(id));
+        Ok(id)
+    }
+
+    /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
+    /// local arrays, which are allocated at the top of the function.
+    pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        for (key, sym) in &spec.local {
             if sym.parameter || self.names.contains_key(key) {
                 continue;
             }
@@ -233,12 +277,20 @@ impl<'s, 't> Lowerer<'s, 't> {
             let elem = self.f.var(id).ty.elem();
             self.f.var_mut(id).ty = Type::Array { elem, dims, layout: Layout::ColMajor };
             if self.f.var(id).role == VarRole::Local {
-                self.span = sym.span;
-                self.emit(StmtKind::Alloc(id));
-                self.allocs.push((id, sym.span));
+                self.alloc_at_top(id, sym.span);
             }
         }
-        Ok(stmts)
+        Ok(())
+    }
+
+    /// Allocates a local array at the top of the function (after earlier allocations)
+    /// and frees it at the end.
+    pub fn alloc_at_top(&mut self, id: VarId, span: Span) {
+        if let Some(top) = self.blocks.first_mut() {
+            let at = top.iter().take_while(|s| matches!(s.kind, StmtKind::Alloc(_))).count();
+            top.insert(at, Stmt::new(StmtKind::Alloc(id), span));
+        }
+        self.allocs.push((id, span));
     }
 
     fn check_use(&self, n: Node) -> R<()> {
@@ -378,6 +430,10 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// Declared bounds → IR dims: lower bound (default 1) and extent `upper - lower + 1`,
     /// over integer arguments and constants only.
+    pub fn array_dims_of(&mut self, sym: &decl::Sym<'t>) -> R<Vec<Dim>> {
+        self.array_dims(sym)
+    }
+
     fn array_dims(&mut self, sym: &decl::Sym<'t>) -> R<Vec<Dim>> {
         let mut dims = Vec::new();
         for d in sym.dims.clone().unwrap_or_default() {
@@ -474,13 +530,18 @@ impl<'s, 't> Lowerer<'s, 't> {
         for (v, declared) in &self.dummies {
             let var = self.f.var(*v);
             let is_written = written.contains(v);
+            let write_span = first_write(&self.f.body, *v).unwrap_or(var.span);
             if var.ty == Type::Scalar(Scalar::I64) && is_written {
-                return Err(Diagnostic::error(var.span, format!("the integer argument `{}` is assigned", var.name))
+                return Err(Diagnostic::error(write_span, format!("the integer argument `{}` is assigned", var.name))
                     .with_help("integer arguments are sizes and must be inputs; copy it to a local variable"));
             }
             let intent = match declared {
                 Some(Intent::In) if is_written => {
-                    return Err(Diagnostic::error(var.span, format!("`{}` is `intent(in)` but is assigned", var.name)))
+                    return Err(Diagnostic::error(
+                        write_span,
+                        format!("`{}` is `intent(in)` but is assigned", var.name),
+                    )
+                    .with_help("declare it `intent(inout)`, or assign a local copy"))
                 }
                 Some(i) => *i,
                 None if var.ty == Type::Scalar(Scalar::I64) => Intent::In,
@@ -520,6 +581,17 @@ impl<'s, 't> Lowerer<'s, 't> {
         irutil::compact_vars(&mut self.f, &|v| used.contains(&v));
         Ok(self.f)
     }
+}
+
+/// The span of the first statement that writes `v`.
+fn first_write(body: &Block, v: VarId) -> Option<Span> {
+    let mut found = None;
+    walk_stmts(body, &mut |s| {
+        if found.is_none() && s.written_var() == Some(v) {
+            found = Some(s.span);
+        }
+    });
+    found
 }
 
 /// Every identifier-like word of the source, lower case.

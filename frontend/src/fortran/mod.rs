@@ -18,12 +18,17 @@
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based).
 //!
-//! Not supported (diagnosed with a location): fixed form, calls, `goto`, `exit`,
+//! Fixed form (`fixed_form`) is converted to free form first (`fixed`), keeping line
+//! numbers and code columns.
+//!
+//! Not supported (diagnosed with a location): the C preprocessor, calls, `goto`, `exit`,
 //! `cycle`, `common`, `equivalence`, pointers, allocatables, assumed-shape arrays, I/O,
 //! derived types, `where`, `select case`.
 
 mod decl;
 mod expr;
+mod fixed;
+mod inline;
 mod intrinsics;
 mod lower;
 mod scan;
@@ -37,6 +42,8 @@ use adjc_ir::{Diagnostic, Module, Span};
 pub struct FortranOptions {
     /// The procedure to compile (case-insensitive); default: the only one, else the last.
     pub entry: Option<String>,
+    /// Fixed-form source (`.f`, `.for`): converted to free form before parsing.
+    pub fixed_form: bool,
 }
 
 const STACK_SIZE: usize = 256 << 20;
@@ -59,7 +66,23 @@ pub fn lower_fortran(file: &str, source: &str, opts: &FortranOptions) -> Result<
     }
 }
 
-fn lower_here(file: &str, source: &str, opts: &FortranOptions) -> Result<Module, Diagnostic> {
+fn lower_here(file: &str, original: &str, opts: &FortranOptions) -> Result<Module, Diagnostic> {
+    // Lines (and the columns of code) are preserved by the conversion, so spans into the
+    // converted text point at the original source too.
+    let converted;
+    let source = if opts.fixed_form {
+        converted = fixed::to_free_form(original)?;
+        converted.as_str()
+    } else {
+        if let Some((ln, _)) = original.lines().enumerate().find(|(_, l)| l.starts_with('#')) {
+            return Err(Diagnostic::error(
+                Span { line: ln as u32 + 1, col: 1, start: 0, end: 1 },
+                "C preprocessor directives are not supported yet",
+            )
+            .with_help("preprocess the file first, e.g. `gfortran -E -P file.F90 > file.f90`"));
+        }
+        original
+    };
     let tree = syntax::parse(source)?;
     let root = tree.root_node();
     if let Some(bad) = syntax::first_error(root) {
@@ -86,5 +109,5 @@ fn lower_here(file: &str, source: &str, opts: &FortranOptions) -> Result<Module,
         )
         .with_help("please report this together with the source file"));
     }
-    Ok(Module { file: file.to_string(), source: source.to_string(), functions: vec![f] })
+    Ok(Module { file: file.to_string(), source: original.to_string(), functions: vec![f] })
 }

@@ -31,8 +31,8 @@ pub struct Unit<'t> {
     pub modules: Vec<String>,
 }
 
-impl Unit<'_> {
-    pub fn find(&self, name: &str) -> Option<&Proc<'_>> {
+impl<'t> Unit<'t> {
+    pub fn find(&self, name: &str) -> Option<&Proc<'t>> {
         self.procs.iter().find(|p| p.name.eq_ignore_ascii_case(name))
     }
 }

@@ -3,6 +3,7 @@
 
 use super::expr::Sub;
 use super::lower::{Binding, Lowerer, R};
+use super::scan::ProcKind;
 use super::syntax::{children, named};
 use crate::sym::{canon, key};
 use adjc_ir::*;
@@ -23,10 +24,18 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.assign(*lhs, *rhs)
             }
             "do_loop" => self.do_loop(n),
+            // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
+            "statement_label" => Ok(()),
             "if_statement" => self.if_stmt(n),
             "subroutine_call" => {
                 let callee = named(n).into_iter().find(|c| c.kind() == "identifier");
                 let name = callee.map(|c| self.text(c).to_string()).unwrap_or_default();
+                if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Subroutine) {
+                    let args =
+                        named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default();
+                    self.inline_call(n, proc, &args)?;
+                    return Ok(());
+                }
                 let help = if self.unit.find(&name).is_some() {
                     "inline the subroutine body into the kernel"
                 } else {
@@ -228,10 +237,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let ty = self.f.var(var).ty.clone();
         let name = self.temp_name(&format!("{}_tmp", self.f.var(var).name));
         let tmp = self.f.add_var(name, ty, VarRole::Temp, span);
-        if let Some(top) = self.blocks.first_mut() {
-            top.insert(0, Stmt::new(StmtKind::Alloc(tmp), span));
-        }
-        self.allocs.push((tmp, span));
+        self.alloc_at_top(tmp, span);
         if let Some(Stmt { kind: StmtKind::Assign { target, .. }, .. }) = body.last_mut() {
             target.var = tmp;
         }
@@ -323,10 +329,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.loops.push((name, iv));
         let body = self.with_block(|lw| {
             for s in kids.iter().skip(1) {
-                if s.kind() == "end_do_loop_statement" || s.kind() == "statement_label" {
-                    continue;
+                match s.kind() {
+                    "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                    // `10 continue` (or `10 x = ...`) closing a labelled `do`.
+                    "end_do_label_loop_statement" => {
+                        for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
+                            lw.stmt(t)?;
+                        }
+                    }
+                    _ => lw.stmt(*s)?,
                 }
-                lw.stmt(*s)?;
             }
             Ok(())
         });

@@ -42,6 +42,18 @@ pub fn first_error(root: Node) -> Option<Node> {
         if let Some(inner) = first_error_below(outer, true) {
             return Some(inner);
         }
+        // Error recovery often swallows a whole procedure into one ERROR node whose
+        // first children are intact statements: point at the first piece that is not.
+        let mut c = outer.walk();
+        let kids: Vec<Node> = outer.children(&mut c).collect();
+        let intact = |k: &str| {
+            k.ends_with("_statement")
+                || k.ends_with("_declaration")
+                || matches!(k, "comment" | "do_loop" | "subroutine" | "function" | "module" | "program")
+        };
+        if let Some(first_bad) = kids.into_iter().find(|k| !intact(k.kind())) {
+            return Some(first_bad);
+        }
     }
     Some(outer)
 }
@@ -70,7 +82,9 @@ pub fn syntax_error(src: &str, n: Node) -> Diagnostic {
         let what = if n.is_named() { n.kind().replace('_', " ") } else { format!("`{}`", n.kind()) };
         return Diagnostic::error(span_of(src, n), format!("syntax error: missing {what}")).with_help(help);
     }
-    let t = text(src, n);
+    // The rest of the source line from the offending node (the node alone may be a
+    // single token).
+    let t = src.get(n.start_byte()..).unwrap_or("");
     let line = t.lines().next().unwrap_or("").trim();
     let mut shown: String = line.chars().take(40).collect();
     if line.chars().count() > 40 {

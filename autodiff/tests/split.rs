@@ -1,0 +1,526 @@
+//! `split_shared_maps`: which adjoint maps are split, and proof that the split function
+//! computes what the original computes (reference interpreter, map iterations in both
+//! orders, with its race detection: an unshared update hit by two iterations fails).
+
+mod common;
+
+use adjc_autodiff::split::split_shared_maps;
+use adjc_autodiff::{reverse, AdOptions};
+use adjc_ir::{walk_stmts, AccOp, BinOp, Function, Intent, Scalar, StmtKind, VarId};
+use common::builder::*;
+use common::check::Rng;
+use common::interp::{run, size_of, Args, Opts, Value};
+use common::kernels as k;
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+fn text(f: &Function) -> String {
+    adjc_ir::print::print_function(f)
+}
+
+/// The body of `f` as printed (without the signature and variable list).
+fn body_text(f: &Function) -> String {
+    let t = text(f);
+    let start = t.find("\n{\n").map(|k| k + 3).unwrap_or(0);
+    t[start..].trim_end().trim_end_matches('}').to_string()
+}
+
+fn split(f: &Function) -> Function {
+    let s = split_shared_maps(f);
+    adjc_ir::validate::validate(&s).unwrap_or_else(|e| panic!("invalid after split: {e}\n{}", text(&s)));
+    s
+}
+
+/// How many `Map` statements `f` has, and how many accumulations are `shared`.
+fn counts(f: &Function) -> (usize, usize) {
+    let (mut maps, mut shared) = (0, 0);
+    walk_stmts(&f.body, &mut |s| match &s.kind {
+        StmtKind::Map(_) => maps += 1,
+        StmtKind::Accumulate { shared: true, .. } => shared += 1,
+        _ => {}
+    });
+    (maps, shared)
+}
+
+/// Random values for every parameter that is not output-only and not in `fixed`.
+fn inputs(f: &Function, fixed: &[(&str, i64)], seed: u64) -> Args {
+    let mut rng = Rng::new(seed);
+    let mut args: Args = fixed.iter().map(|(n, v)| (n.to_string(), Value::Int(*v))).collect();
+    for p in &f.params {
+        let v = f.var(p.var);
+        if p.intent == Intent::Out || args.contains_key(&v.name) {
+            continue;
+        }
+        let value = if v.ty.elem() == Scalar::I64 && v.ty.is_array() {
+            // Index arrays (gathers): in bounds of the arrays they index, with repeats.
+            let n = size_of(f, &v.name, &args);
+            Value::IntArray((0..n).map(|_| (rng.uniform(0.0, n as f64) as i64).min(n as i64 - 1)).collect())
+        } else if v.ty.is_array() {
+            Value::Array(rng.vec(size_of(f, &v.name, &args), -1.0, 1.0))
+        } else {
+            Value::Float(rng.uniform(-1.0, 1.0))
+        };
+        args.insert(v.name.clone(), value);
+    }
+    args
+}
+
+/// `split` computes what `original` computes, in both orders of map iterations, with no
+/// race; sums may only differ by round-off.
+fn same_results(original: &Function, split: &Function, fixed: &[(&str, i64)]) {
+    for seed in [1, 2] {
+        let args = inputs(original, fixed, seed);
+        for reverse_maps in [false, true] {
+            let mut want = args.clone();
+            run(original, &mut want, Opts { reverse_maps }).unwrap_or_else(|e| panic!("original failed: {e}"));
+            let mut got = args.clone();
+            run(split, &mut got, Opts { reverse_maps })
+                .unwrap_or_else(|e| panic!("split run failed (reverse_maps {reverse_maps}): {e}\n{}", text(split)));
+            for p in original.params.iter().filter(|p| p.intent != Intent::In) {
+                let name = &original.var(p.var).name;
+                let (a, b) = (want[name].floats(), got[name].floats());
+                assert_eq!(a.len(), b.len());
+                for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+                    assert!(
+                        (x - y).abs() <= 1e-12 * x.abs().max(1.0),
+                        "{name}[{k}]: original {x}, split {y} (reverse_maps {reverse_maps})\n{}",
+                        text(split)
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn vec1(b: &B, n: VarId) -> adjc_ir::Type {
+    array(Scalar::F64, vec![b.v(n)])
+}
+
+fn mat(b: &B, n: VarId, m: VarId) -> adjc_ir::Type {
+    array(Scalar::F64, vec![b.v(n), b.v(m)])
+}
+
+// ---------------------------------------------------------------------------------------
+// Hand-built adjoint sweeps
+
+/// The adjoint of `B[1:-1] = c * (A[:-2] + A[1:-1] + A[2:])`, as `reverse` writes it.
+fn stencil_1d_sweep() -> Function {
+    let mut b = B::new("sweep");
+    let n = b.size("N");
+    let ab = b.param("A_b", vec1(&b, n), Intent::InOut);
+    let bb = b.param("B_b", vec1(&b, n), Intent::InOut);
+    let i = b.index("i");
+    let seed = || 0.33333 * b.ld(bb, vec![b.v(i)]);
+    let body = vec![map(
+        vec![(i, int(1), b.v(n) - 1)],
+        vec![
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, seed(), true),
+            acc(at(ab, vec![b.v(i)]), AccOp::Add, seed(), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, seed(), true),
+            assign(at(bb, vec![b.v(i)]), f64c(0.0)),
+        ],
+    )];
+    b.finish(body)
+}
+
+#[test]
+fn stencil_1d_becomes_one_map_per_neighbour() {
+    let f = stencil_1d_sweep();
+    let s = split(&f);
+    assert_eq!(
+        body_text(&s),
+        "  # split so that in each loop every iteration owns the elements it updates (no atomics)
+  map i in [1, N - 1) {  # 2
+    A_b[i - 1] += 0.33333 * B_b[i]  # 2
+  }
+  map i in [1, N - 1) {  # 3
+    A_b[i] += 0.33333 * B_b[i]  # 3
+  }
+  map i in [1, N - 1) {  # 4
+    A_b[i + 1] += 0.33333 * B_b[i]  # 4
+  }
+  map i in [1, N - 1) {  # 1
+    B_b[i] = 0.0  # 5
+  }
+"
+    );
+    assert_eq!(counts(&s), (4, 0));
+    // Every new map binds an index of its own.
+    let indices = s.vars.iter().filter(|v| v.name == "i").count();
+    assert_eq!(indices, 4);
+    same_results(&f, &s, &[("N", 9)]);
+    // Nothing left to split: the pass is idempotent.
+    assert_eq!(split(&s), s);
+}
+
+#[test]
+fn stencil_2d_five_point() {
+    let mut b = B::new("sweep2");
+    let (n, m) = (b.size("N"), b.size("M"));
+    let ab = b.param("A_b", mat(&b, n, m), Intent::InOut);
+    let bb = b.param("B_b", mat(&b, n, m), Intent::InOut);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let seed = || 0.2 * b.ld(bb, vec![b.v(i), b.v(j)]);
+    let at2 = |di: i64, dj: i64| at(ab, vec![b.v(i) + di, b.v(j) + dj]);
+    let body = vec![map(
+        vec![(i, int(1), b.v(n) - 1), (j, int(1), b.v(m) - 1)],
+        vec![
+            acc(at2(0, 0), AccOp::Add, seed(), true),
+            acc(at2(0, -1), AccOp::Add, seed(), true),
+            acc(at2(0, 1), AccOp::Add, seed(), true),
+            acc(at2(1, 0), AccOp::Add, seed(), true),
+            acc(at2(-1, 0), AccOp::Add, seed(), true),
+            assign(at(bb, vec![b.v(i), b.v(j)]), f64c(0.0)),
+        ],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    assert_eq!(counts(&s), (6, 0), "{}", text(&s));
+    let t = body_text(&s);
+    assert!(t.contains("map i in [1, N - 1), j in [1, M - 1) {  # 3\n    A_b[i, j - 1] += 0.2 * B_b[i, j]  # 3\n  }"));
+    assert!(t.ends_with("map i in [1, N - 1), j in [1, M - 1) {  # 1\n    B_b[i, j] = 0.0  # 7\n  }\n"), "{t}");
+    same_results(&f, &s, &[("N", 6), ("M", 7)]);
+}
+
+#[test]
+fn updates_of_different_arrays_share_maps() {
+    // fdtd_2d's hz adjoint: two updates of ex_b, two of ey_b: two maps, not four.
+    let mut b = B::new("fdtd");
+    let (n, m) = (b.size("N"), b.size("M"));
+    let ex = b.param("ex_b", mat(&b, n, m), Intent::InOut);
+    let ey = b.param("ey_b", mat(&b, n, m), Intent::InOut);
+    let hz = b.param("hz_b", mat(&b, n, m), Intent::In);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let h = || b.ld(hz, vec![b.v(i), b.v(j)]);
+    let body = vec![map(
+        vec![(i, int(0), b.v(n) - 1), (j, int(0), b.v(m) - 1)],
+        vec![
+            acc(at(ex, vec![b.v(i), b.v(j) + 1]), AccOp::Add, -0.7 * h(), true),
+            acc(at(ex, vec![b.v(i), b.v(j)]), AccOp::Add, 0.7 * h(), true),
+            acc(at(ey, vec![b.v(i) + 1, b.v(j)]), AccOp::Add, -0.7 * h(), true),
+            acc(at(ey, vec![b.v(i), b.v(j)]), AccOp::Add, 0.7 * h(), true),
+        ],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    assert_eq!(
+        body_text(&s),
+        "  # split so that in each loop every iteration owns the elements it updates (no atomics)
+  map i in [0, N - 1), j in [0, M - 1) {  # 2
+    ex_b[i, j + 1] += -0.7 * hz_b[i, j]  # 2
+    ey_b[i + 1, j] += -0.7 * hz_b[i, j]  # 4
+  }
+  map i in [0, N - 1), j in [0, M - 1) {  # 3
+    ex_b[i, j] += 0.7 * hz_b[i, j]  # 3
+    ey_b[i, j] += 0.7 * hz_b[i, j]  # 5
+  }
+"
+    );
+    same_results(&f, &s, &[("N", 5), ("M", 6)]);
+}
+
+#[test]
+fn updates_in_different_rows_stay_together() {
+    // seidel_2d's adjoint: a map over k inside a loop over i updates rows i - 1 and i + 1:
+    // those never meet, so only the columns k - 1, k, k + 1 need maps of their own; and
+    // two updates of fixed different rows need no split at all.
+    let mut b = B::new("rows");
+    let n = b.size("N");
+    let a = b.param("A_b", mat(&b, n, n), Intent::InOut);
+    let t = b.param("T_b", vec1(&b, n), Intent::InOut);
+    let (i, kk) = (b.index("i"), b.index("k"));
+    let tk = || b.ld(t, vec![b.v(kk)]);
+    let body = vec![lp(
+        i,
+        int(1),
+        b.v(n) - 1,
+        1,
+        vec![
+            map(
+                vec![(kk, int(1), b.v(n) - 1)],
+                vec![
+                    acc(at(a, vec![b.v(i) - 1, b.v(kk) - 1]), AccOp::Add, tk(), true),
+                    acc(at(a, vec![b.v(i) - 1, b.v(kk)]), AccOp::Add, tk(), true),
+                    acc(at(a, vec![b.v(i) + 1, b.v(kk) - 1]), AccOp::Add, tk(), true),
+                    acc(at(a, vec![b.v(i) + 1, b.v(kk)]), AccOp::Add, tk(), true),
+                    assign(at(t, vec![b.v(kk)]), f64c(0.0)),
+                ],
+            ),
+            map(
+                vec![(kk, int(1), b.v(n) - 1)],
+                vec![
+                    acc(at(a, vec![b.v(i) - 1, b.v(kk)]), AccOp::Add, tk(), true),
+                    acc(at(a, vec![b.v(i) + 1, b.v(kk)]), AccOp::Add, tk(), true),
+                ],
+            ),
+        ],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    let t = body_text(&s);
+    assert!(
+        t.contains(
+            "    map k in [1, N - 1) {  # 3
+      A_b[i - 1, k - 1] += T_b[k]  # 3
+      A_b[i + 1, k - 1] += T_b[k]  # 5
+    }
+    map k in [1, N - 1) {  # 4
+      A_b[i - 1, k] += T_b[k]  # 4
+      A_b[i + 1, k] += T_b[k]  # 6
+    }
+    map k in [1, N - 1) {  # 2
+      T_b[k] = 0.0  # 7
+    }
+    map k in [1, N - 1) {  # 8
+      A_b[i - 1, k] += T_b[k]  # 9
+      A_b[i + 1, k] += T_b[k]  # 10
+    }"
+        ),
+        "{t}"
+    );
+    assert_eq!(counts(&s), (4, 0));
+    same_results(&f, &s, &[("N", 7)]);
+}
+
+#[test]
+fn cheap_private_scalars_are_recomputed() {
+    // `t = 0.5 * B_b[i]` read by the moved updates: substituted, and dropped from the rest.
+    let mut b = B::new("temp");
+    let n = b.size("N");
+    let ab = b.param("A_b", vec1(&b, n), Intent::InOut);
+    let bb = b.param("B_b", vec1(&b, n), Intent::InOut);
+    let tt = b.temp("t", F64);
+    let u = b.temp("u", F64);
+    let i = b.index("i");
+    let body = vec![map(
+        vec![(i, int(1), b.v(n) - 1)],
+        vec![
+            assign(sc(tt), 0.5 * b.ld(bb, vec![b.v(i)])),
+            assign(sc(u), b.v(tt) * b.v(tt)),
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, b.v(u), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, b.v(tt), true),
+            assign(at(bb, vec![b.v(i)]), f64c(0.0)),
+        ],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    assert_eq!(
+        body_text(&s),
+        "  # split so that in each loop every iteration owns the elements it updates (no atomics)
+  map i in [1, N - 1) {  # 4
+    A_b[i - 1] += 0.5 * B_b[i] * (0.5 * B_b[i])  # 4
+  }
+  map i in [1, N - 1) {  # 5
+    A_b[i + 1] += 0.5 * B_b[i]  # 5
+  }
+  map i in [1, N - 1) {  # 1
+    B_b[i] = 0.0  # 6
+  }
+"
+    );
+    same_results(&f, &s, &[("N", 8)]);
+}
+
+// ---------------------------------------------------------------------------------------
+// What must not be split
+
+/// A map over `i` of `N - 2` iterations with the given body builder.
+fn one_map(name: &str, build: impl FnOnce(&mut B, VarId, VarId, VarId, VarId) -> Vec<adjc_ir::Stmt>) -> Function {
+    let mut b = B::new(name);
+    let n = b.size("N");
+    let ab = b.param("A_b", vec1(&b, n), Intent::InOut);
+    let bb = b.param("B_b", vec1(&b, n), Intent::InOut);
+    let i = b.index("i");
+    let stmts = build(&mut b, n, ab, bb, i);
+    let body = vec![map(vec![(i, int(1), b.v(n) - 1)], stmts)];
+    b.finish(body)
+}
+
+fn unchanged(f: &Function, sizes: &[(&str, i64)]) {
+    let s = split(f);
+    assert_eq!(s, *f, "expected no change, got\n{}", text(&s));
+    same_results(f, &s, sizes);
+}
+
+#[test]
+fn temp_read_after_the_write_it_depends_on_is_not_moved() {
+    // `t = B_b[i]` is taken before `B_b[i] = 0.0`: a map of its own running before the
+    // rest would be fine for `t`, but the updates read `t`, whose definition reads B_b
+    // *before* a write that precedes the updates: recomputing it after would read 0.
+    let f = one_map("ordered", |b, _, ab, bb, i| {
+        let t = b.temp("t", F64);
+        vec![
+            assign(sc(t), b.ld(bb, vec![b.v(i)])),
+            assign(at(bb, vec![b.v(i)]), f64c(0.0)),
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, 0.5 * b.v(t), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, 0.5 * b.v(t), true),
+        ]
+    });
+    unchanged(&f, &[("N", 7)]);
+}
+
+#[test]
+fn expensive_temp_is_not_recomputed() {
+    let f = one_map("costly", |b, _, ab, bb, i| {
+        let t = b.temp("t", F64);
+        vec![
+            assign(sc(t), exp(b.ld(bb, vec![b.v(i)]))),
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, b.v(t), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, b.v(t), true),
+            assign(at(bb, vec![b.v(i)]), f64c(0.0)),
+        ]
+    });
+    unchanged(&f, &[("N", 7)]);
+}
+
+#[test]
+fn broadcast_update_stays_shared() {
+    // `b_b[j] += A_b[i, j]` over i, j: every i hits the same element.
+    let mut b = B::new("bias");
+    let (n, m) = (b.size("N"), b.size("M"));
+    let ab = b.param("A_b", mat(&b, n, m), Intent::InOut);
+    let bias = b.param("b_b", vec1(&b, m), Intent::InOut);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let body = vec![map(
+        vec![(i, int(0), b.v(n)), (j, int(0), b.v(m))],
+        vec![
+            acc(at(bias, vec![b.v(j)]), AccOp::Add, b.ld(ab, vec![b.v(i), b.v(j)]), true),
+            assign(at(ab, vec![b.v(i), b.v(j)]), f64c(0.0)),
+        ],
+    )];
+    let f = b.finish(body);
+    unchanged(&f, &[("N", 4), ("M", 5)]);
+}
+
+#[test]
+fn updates_into_an_array_the_body_reads_stay() {
+    // Racy already (the interpreter rejects it): the pass must only leave it alone.
+    let f = one_map("observed", |b, _, ab, bb, i| {
+        vec![
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, b.ld(bb, vec![b.v(i)]), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, b.ld(bb, vec![b.v(i)]), true),
+            acc(at(bb, vec![b.v(i)]), AccOp::Add, b.ld(ab, vec![b.v(i)]), false),
+        ]
+    });
+    assert_eq!(split(&f), f);
+}
+
+#[test]
+fn updates_with_different_operators_stay() {
+    let f = one_map("mixed", |b, _, ab, bb, i| {
+        vec![
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, b.ld(bb, vec![b.v(i)]), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Mul, b.ld(bb, vec![b.v(i)]), true),
+        ]
+    });
+    unchanged(&f, &[("N", 7)]);
+}
+
+#[test]
+fn value_written_before_the_update_stays() {
+    // The update reads B_b[i] after this iteration changed it.
+    let f = one_map("late", |b, _, ab, bb, i| {
+        vec![
+            assign(at(bb, vec![b.v(i)]), 2.0 * b.ld(bb, vec![b.v(i)])),
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, b.ld(bb, vec![b.v(i)]), true),
+            acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, b.ld(bb, vec![b.v(i)]), true),
+        ]
+    });
+    unchanged(&f, &[("N", 7)]);
+}
+
+#[test]
+fn nested_maps_and_branches_are_left_alone() {
+    // The inner map's updates race across iterations of the outer map: not this pass's
+    // to split. The top-level update conflicts with one inside a branch: it moves out, the
+    // branch's stays shared.
+    let mut b = B::new("nested");
+    let n = b.size("N");
+    let ab = b.param("A_b", mat(&b, n, n), Intent::InOut);
+    let bb = b.param("B_b", mat(&b, n, n), Intent::In);
+    let c = b.param("c", vec1(&b, n), Intent::In);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let body = vec![map(
+        vec![(i, int(1), b.v(n) - 1)],
+        vec![
+            map(
+                vec![(j, int(1), b.v(n) - 1)],
+                vec![
+                    acc(at(ab, vec![b.v(j) - 1, b.v(i)]), AccOp::Add, b.ld(bb, vec![b.v(i), b.v(j)]), true),
+                    acc(at(ab, vec![b.v(j) + 1, b.v(i)]), AccOp::Add, b.ld(bb, vec![b.v(i), b.v(j)]), true),
+                ],
+            ),
+            if_(
+                b.ld(c, vec![b.v(i)]).cmp(BinOp::Gt, f64c(0.0)),
+                vec![acc(at(ab, vec![b.v(i) + 1, int(0)]), AccOp::Add, b.ld(c, vec![b.v(i)]), true)],
+                vec![],
+            ),
+            acc(at(ab, vec![b.v(i) - 1, int(0)]), AccOp::Add, b.ld(c, vec![b.v(i)]), true),
+        ],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    let t = body_text(&s);
+    assert!(
+        t.starts_with(
+            "  # split so that in each loop every iteration owns the elements it updates (no atomics)
+  map i in [1, N - 1) {  # 7
+    A_b[i - 1, 0] += c[i]  # 7
+  }
+  map i in [1, N - 1) {  # 1
+    map j in [1, N - 1) {  # 2
+      A_b[j - 1, i] += B_b[i, j] shared  # 3"
+        ),
+        "{t}"
+    );
+    assert_eq!(counts(&s), (3, 3));
+    same_results(&f, &s, &[("N", 6)]);
+}
+
+#[test]
+fn lone_owned_update_is_unshared_in_place() {
+    // Nothing conflicts with `A_b[i - 1]` once marked shared by a conservative producer.
+    let f = one_map("lone", |b, _, ab, bb, i| {
+        vec![
+            acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, b.ld(bb, vec![b.v(i)]), true),
+            assign(at(bb, vec![b.v(i)]), f64c(0.0)),
+        ]
+    });
+    let s = split(&f);
+    assert_eq!(counts(&s), (1, 0));
+    same_results(&f, &s, &[("N", 7)]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Adjoints built by `reverse`
+
+/// Splitting the adjoint of `primal` changes nothing it computes.
+fn adjoint_unchanged(primal: &Function, sizes: &[(&str, i64)]) -> Function {
+    let adj = reverse(primal, &AdOptions::default()).unwrap_or_else(|d| panic!("reverse failed: {d}")).function;
+    let s = split(&adj);
+    same_results(&adj, &s, sizes);
+    s
+}
+
+#[test]
+fn jacobi_adjoints_lose_their_atomics() {
+    let s = adjoint_unchanged(&k::jacobi_1d(false), &[("N", 9), ("TSTEPS", 3)]);
+    assert_eq!(counts(&s).1, 0, "{}", text(&s));
+    // The nonlinear variant recomputes and tapes: what is left still matches.
+    let s = adjoint_unchanged(&k::jacobi_1d(true), &[("N", 9), ("TSTEPS", 3)]);
+    assert_eq!(counts(&s).1, 0, "{}", text(&s));
+    adjoint_unchanged(&k::stencil(false), &[("N", 8)]);
+    adjoint_unchanged(&k::stencil(true), &[("N", 8)]);
+}
+
+#[test]
+fn other_adjoints_are_unchanged_in_value() {
+    adjoint_unchanged(&k::total(), &[("N", 4), ("M", 5)]);
+    adjoint_unchanged(&k::rowmax(), &[("N", 4), ("M", 5)]);
+    adjoint_unchanged(&k::private_scalar(), &[("N", 6)]);
+    adjoint_unchanged(&k::pool(), &[("N", 4), ("M", 6)]);
+    adjoint_unchanged(&k::gather(), &[("N", 8)]);
+    adjoint_unchanged(&k::softmax(), &[("N", 4), ("M", 5)]);
+    adjoint_unchanged(&k::map_if(), &[("N", 6)]);
+}

@@ -1,0 +1,36 @@
+! A kernel calling helpers from the same file: a subroutine that updates an array in
+! place and a pure function of scalars. Both are inlined and differentiated with the
+! kernel.
+! adjc check: --sizes n=10,nsteps=3 --function with_helpers
+module physics
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+contains
+  pure function flux(a, b, c) result(f)
+    real(dp), intent(in) :: a, b, c
+    real(dp) :: f
+    f = c * (b - a) + 0.1_dp * a * b
+  end function flux
+
+  subroutine relax(n, u, w, c)
+    integer, intent(in) :: n
+    real(dp), intent(inout) :: u(n)
+    real(dp), intent(in) :: w(n)
+    real(dp), intent(in) :: c
+    integer :: i
+    do i = 2, n - 1
+      u(i) = u(i) + flux(u(i - 1), u(i + 1), c) * w(i)
+    end do
+  end subroutine relax
+
+  subroutine with_helpers(n, nsteps, u, w, c)
+    integer, intent(in) :: n, nsteps
+    real(dp), intent(inout) :: u(n)
+    real(dp), intent(in) :: w(n)
+    real(dp), intent(in) :: c
+    integer :: t
+    do t = 1, nsteps
+      call relax(n, u, w, c * 0.5_dp)
+    end do
+  end subroutine with_helpers
+end module physics

@@ -1,0 +1,188 @@
+//! Calls of subroutines and functions defined in the same file: the callee's body is
+//! lowered in place (inlined) with its dummies bound to the actual arguments, so the
+//! entry stays one IR function and the callee is differentiated with it.
+//!
+//! Binding rules (Fortran passes by reference): an array dummy is the caller's whole
+//! array (same shape required); a scalar dummy is the caller's variable when the actual
+//! argument is a variable (writes propagate back), else a temporary holding the value;
+//! integer dummies bound to expressions are substituted (they may appear in bounds).
+
+use super::decl::Sym;
+use super::lower::{Binding, Lowerer, R};
+use super::scan::{Proc, ProcKind};
+use crate::sym::Lin;
+use adjc_ir::*;
+use std::collections::BTreeMap;
+use tree_sitter::Node;
+
+/// Deeper call chains than this are taken for recursion.
+const MAX_INLINE_DEPTH: usize = 16;
+
+impl<'s, 't> Lowerer<'s, 't> {
+    /// Inlines `proc(args)` at the current position; returns the function result.
+    pub fn inline_call(&mut self, n: Node<'t>, proc: &Proc<'t>, args: &[Node<'t>]) -> R<Option<VarId>> {
+        if self.inline_depth >= MAX_INLINE_DEPTH {
+            return Err(self.err(n, format!("`{}` calls itself (recursion is not supported)", proc.name)));
+        }
+        if let Some(k) = args.iter().find(|a| a.kind() == "keyword_argument") {
+            return Err(self.err(*k, "keyword arguments in calls are not supported yet"));
+        }
+        let spec = self.read_spec(proc)?;
+        if spec.dummies.len() != args.len() {
+            return Err(self.err(
+                n,
+                format!("`{}` takes {} argument(s), but {} are given", proc.name, spec.dummies.len(), args.len()),
+            ));
+        }
+        // Actual arguments, evaluated in the caller's scope.
+        let mut actuals = Vec::new();
+        for a in args {
+            actuals.push(self.actual(*a)?);
+        }
+        let saved_names = std::mem::take(&mut self.names);
+        let saved_loops = std::mem::take(&mut self.loops);
+        let saved_implicit = self.implicit_none;
+        let saved_span = self.span;
+        self.inline_depth += 1;
+        let r = self.inline_body(n, proc, &spec, args, actuals);
+        self.inline_depth -= 1;
+        self.span = saved_span;
+        self.names = saved_names;
+        self.loops = saved_loops;
+        self.implicit_none = saved_implicit;
+        r
+    }
+
+    fn actual(&mut self, a: Node<'t>) -> R<Actual> {
+        if a.kind() == "identifier" {
+            let key = self.text(a).to_ascii_lowercase();
+            let is_index = self.loops.iter().any(|(x, _)| *x == key);
+            if !is_index {
+                if let Binding::Var(v) = self.lookup(a)? {
+                    return Ok(Actual::Var(v));
+                }
+            }
+        }
+        if self.shape_of(a)?.is_some() {
+            return Err(self
+                .err(a, "array sections and array expressions as arguments are not supported yet")
+                .with_help("pass a whole array"));
+        }
+        Ok(Actual::Value(self.expr(a, None)?))
+    }
+
+    fn inline_body(
+        &mut self,
+        n: Node<'t>,
+        proc: &Proc<'t>,
+        spec: &super::lower::Spec<'t>,
+        args: &[Node<'t>],
+        actuals: Vec<Actual>,
+    ) -> R<Option<VarId>> {
+        self.implicit_none = spec.implicit_none;
+        self.define_all_constants(proc, &spec.local)?;
+        let mut arrays: Vec<(Sym<'t>, VarId, Node<'t>)> = Vec::new();
+        let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
+        for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
+            let sym = self.dummy_sym(spec, name, *span)?;
+            let elem = self.scalar_type(&sym)?;
+            let binding = match actual {
+                Actual::Var(v) => {
+                    let var = self.f.var(v);
+                    if sym.dims.is_some() != var.ty.is_array() {
+                        return Err(self.err(
+                            *node,
+                            format!(
+                                "`{}` is {} in `{}`, but the argument is {}",
+                                sym.name,
+                                if sym.dims.is_some() { "an array" } else { "a scalar" },
+                                proc.name,
+                                if var.ty.is_array() { "an array" } else { "a scalar" }
+                            ),
+                        ));
+                    }
+                    if var.ty.elem() != elem {
+                        return Err(self.err(
+                            *node,
+                            format!(
+                                "`{}` is {} in `{}`, but the argument is {}",
+                                sym.name,
+                                elem,
+                                proc.name,
+                                var.ty.elem()
+                            ),
+                        ));
+                    }
+                    if sym.dims.is_some() {
+                        arrays.push((sym.clone(), v, *node));
+                    }
+                    Binding::Var(v)
+                }
+                Actual::Value(e) if sym.dims.is_some() => {
+                    let _ = e;
+                    return Err(self.err(*node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
+                }
+                Actual::Value(e) if elem == Scalar::I64 => Binding::Const(e.cast(Scalar::I64)),
+                Actual::Value(e) => {
+                    if (e.ty == Scalar::Bool) != (elem == Scalar::Bool) {
+                        return Err(self.err(*node, format!("`{}` is {} in `{}`", sym.name, elem, proc.name)));
+                    }
+                    let t = self.f.add_var(
+                        self.temp_name(&format!("{}_arg", sym.name)),
+                        Type::Scalar(elem),
+                        VarRole::Temp,
+                        *span,
+                    );
+                    self.span = self.sp(n);
+                    self.emit(StmtKind::Assign { target: Place::scalar(t), value: e.cast(elem) });
+                    Binding::Var(t)
+                }
+            };
+            by_name.insert(name.clone(), binding);
+        }
+        self.names.extend(by_name);
+        // Declared shapes of array dummies must be the caller's (no sequence association).
+        for (sym, v, node) in arrays {
+            let dims = self.array_dims_of(&sym)?;
+            let have = self.f.var(v).ty.dims().to_vec();
+            let same = dims.len() == have.len()
+                && dims
+                    .iter()
+                    .zip(&have)
+                    .all(|(a, b)| same_expr(&a.lower, &b.lower) && same_expr(&a.extent, &b.extent));
+            if !same {
+                return Err(self
+                    .err(
+                        node,
+                        format!(
+                            "the array `{}` has a different shape or lower bounds in `{}`",
+                            self.f.var(v).name,
+                            proc.name
+                        ),
+                    )
+                    .with_help("declare the dummy argument with the caller's bounds"));
+            }
+        }
+        let result = match proc.kind {
+            ProcKind::Function => {
+                let name = self.temp_name(&proc.name.to_ascii_lowercase());
+                Some(self.declare_result(proc, spec, name, VarRole::Temp)?)
+            }
+            ProcKind::Subroutine => None,
+        };
+        self.declare_locals(spec, Vec::new())?;
+        for s in &spec.stmts {
+            self.stmt(*s)?;
+        }
+        Ok(result)
+    }
+}
+
+enum Actual {
+    Var(VarId),
+    Value(Expr),
+}
+
+fn same_expr(a: &Expr, b: &Expr) -> bool {
+    Lin::from_expr(a).sub(&Lin::from_expr(b)).and_then(|d| d.as_const()) == Some(0)
+}

@@ -1,0 +1,314 @@
+//! The Fortran frontend: lowered IR, values computed by the reference interpreter
+//! (column-major, declared lower bounds), and intent/signature rules.
+
+#[path = "fortran_common/mod.rs"]
+mod fortran_common;
+use adjc_frontend::{lower_fortran, FortranOptions};
+use adjc_ir::{Intent, Scalar, Type, VarRole};
+use fortran_common::*;
+
+fn ints(n: usize, f: impl Fn(usize) -> f64) -> Vec<f64> {
+    (0..n).map(f).collect()
+}
+
+#[test]
+fn loops_lower_bounds_and_column_major_in_the_ir() {
+    let src = "\
+subroutine k(n, a, b)
+  implicit none
+  integer, intent(in) :: n
+  real(8), intent(in) :: a(0:n+1, n)
+  real(8), intent(out) :: b(n)
+  integer :: i
+  do i = n, 1, -1
+    b(i) = a(i - 1, i) + a(i + 1, 1)
+  end do
+end subroutine k
+";
+    assert_eq!(
+        ir(src),
+        "\
+# module test.f90
+
+fn k(n: i64 in, a: f64[n + 2, 1:n] colmajor in, b: f64[1:n] colmajor out)
+  var i: i64 (index)
+{
+  loop i in range(n, 0, -1) {  # 7
+    b[i] = a[i - 1, i] + a[i + 1, 1]  # 8
+  }
+}
+"
+    );
+}
+
+#[test]
+fn declarations_of_every_spelling() {
+    let src = "\
+module m
+  integer, parameter :: dp = kind(1.0d0)
+contains
+subroutine k(n, a, b, c, d, e, f, s, flag)
+  integer n
+  real(8) :: a(n)
+  real(kind=8) :: b(n)
+  real*8 c(n)
+  double precision d(n)
+  real(kind=dp), dimension(n) :: e
+  real :: f(n)
+  real(4) :: s
+  logical :: flag
+  a(1) = b(1) + c(1) + d(1) + e(1) + f(1) * s
+end subroutine
+end module
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    let ty = |name: &str| f.vars.iter().find(|v| v.name == name).map(|v| v.ty.elem()).unwrap();
+    for name in ["a", "b", "c", "d", "e"] {
+        assert_eq!(ty(name), Scalar::F64, "{name}");
+    }
+    assert_eq!(ty("f"), Scalar::F32);
+    assert_eq!(ty("s"), Scalar::F32);
+    assert_eq!(ty("flag"), Scalar::Bool);
+    assert_eq!(ty("n"), Scalar::I64);
+    let intents: Vec<(String, Intent)> = f.params.iter().map(|p| (f.var(p.var).name.clone(), p.intent)).collect();
+    assert_eq!(intents[0], ("n".to_string(), Intent::In));
+    assert_eq!(intents[1], ("a".to_string(), Intent::InOut));
+    assert_eq!(intents[2], ("b".to_string(), Intent::In));
+    assert!(f.notes.iter().any(|n| n == "inferred intent(inout) for a (assigned in the body)"), "{:?}", f.notes);
+}
+
+#[test]
+fn case_insensitive_names_keep_their_spelling() {
+    let src = "SUBROUTINE Scale(N, X)\n  IMPLICIT NONE\n  INTEGER N\n  REAL(8) X(N)\n  INTEGER I\n  DO I = 1, N\n    x(i) = 2 * X(I)\n  END DO\nEND SUBROUTINE\n";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert_eq!(f.name, "Scale");
+    let out = run(f, &[("N", Data::i(3)), ("X", Data::arr(&[3], vec![1.0, 2.0, 3.0]))]);
+    assert_close(&out["X"].floats(), &[2.0, 4.0, 6.0]);
+}
+
+#[test]
+fn column_major_with_lower_bounds_runs() {
+    // a(0:2, 3): element (i, j) at offset i + 3*(j-1).
+    let src = "\
+subroutine k(a, s)
+  real(8) :: a(0:2, 3), s(3)
+  integer :: j
+  do j = 1, 3
+    s(j) = a(0, j) + 10 * a(2, j)
+  end do
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    let a = ints(9, |k| k as f64);
+    let out = run(f, &[("a", Data::arr(&[3, 3], a)), ("s", Data::arr(&[3], vec![0.0; 3]))]);
+    assert_close(&out["s"].floats(), &[20.0, 53.0, 86.0]);
+}
+
+#[test]
+fn overlapping_sections_read_the_old_values() {
+    let src = "\
+subroutine k(n, x, y)
+  integer :: n
+  real(8) :: x(n), y(n)
+  x(2:n) = x(1:n-1) * 2
+  y(n:1:-1) = y
+end subroutine
+";
+    let m = lower(src);
+    let text = adjc_ir::print::print_module(&m);
+    assert!(text.contains("x_tmp"), "{text}");
+    let f = &m.functions[0];
+    let out = run(
+        f,
+        &[
+            ("n", Data::i(4)),
+            ("x", Data::arr(&[4], vec![1.0, 2.0, 3.0, 4.0])),
+            ("y", Data::arr(&[4], vec![5.0, 6.0, 7.0, 8.0])),
+        ],
+    );
+    assert_close(&out["x"].floats(), &[1.0, 2.0, 4.0, 6.0]);
+    assert_close(&out["y"].floats(), &[8.0, 7.0, 6.0, 5.0]);
+}
+
+#[test]
+fn same_element_section_updates_need_no_temporary() {
+    let src =
+        "subroutine k(n, x, y)\n  integer n\n  real(8) x(n), y(n)\n  x(2:n-1) = x(2:n-1) + y(1:n-2)\nend subroutine\n";
+    let text = ir(src);
+    assert!(!text.contains("tmp"), "{text}");
+    assert!(text.contains("map i in [2, n) {"), "{text}");
+    assert!(text.contains("x[i] = x[i] + y[i - 1]"), "{text}");
+}
+
+#[test]
+fn loops_with_steps_and_if_chains() {
+    let src = "\
+subroutine k(n, x)
+  integer :: n
+  real(8) :: x(n)
+  integer :: i
+  do i = 1, n, 3
+    if (x(i) > 1.0d0) then
+      x(i) = 1
+    else if (x(i) < -1.0d0 .or. i == 4) then
+      x(i) = -1
+    else
+      x(i) = 0
+    end if
+  end do
+  do i = n, 2, -2
+    if (i /= n) x(i) = x(i) + 100
+  end do
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    let out = run(f, &[("n", Data::i(8)), ("x", Data::arr(&[8], vec![2.0, 9.0, 9.0, 0.5, 9.0, 9.0, -3.0, 9.0]))]);
+    assert_close(&out["x"].floats(), &[1.0, 109.0, 9.0, 99.0, 9.0, 109.0, -1.0, 9.0]);
+}
+
+#[test]
+fn intrinsics_compute_fortran_values() {
+    let src = "\
+subroutine k(x, r, m)
+  real(8) :: x, r(6)
+  integer :: m
+  r(1) = max(x, 2.0d0, -x)
+  r(2) = min(x, 0.5d0)
+  r(3) = sign(2.0d0, -x)
+  r(4) = mod(-7, 3) + mod(m, 4)
+  r(5) = sqrt(abs(x)) + exp(0.0d0) + tanh(0.0d0)
+  r(6) = dble(m / 2) + x ** 2
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    let out = run(f, &[("x", Data::f(-3.0)), ("r", Data::arr(&[6], vec![0.0; 6])), ("m", Data::i(7))]);
+    assert_close(&out["r"].floats(), &[3.0, -3.0, 2.0, -1.0 + 3.0, 3f64.sqrt() + 1.0, 3.0 + 9.0]);
+}
+
+#[test]
+fn reductions_and_matmul() {
+    let src = "\
+subroutine k(n, a, b, c, v, s)
+  integer :: n
+  real(8) :: a(n, n), b(n, n), c(n, n), v(n), s(3)
+  s(1) = sum(a)
+  s(2) = dot_product(a(:, 1), v)
+  s(3) = maxval(v) + minval(a(2, :))
+  c = matmul(a, b)
+  v = matmul(transpose(a), v)
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    // a = [[1, 3], [2, 4]] column-major: a(1,1)=1, a(2,1)=2, a(1,2)=3, a(2,2)=4.
+    let out = run(
+        f,
+        &[
+            ("n", Data::i(2)),
+            ("a", Data::arr(&[2, 2], vec![1.0, 2.0, 3.0, 4.0])),
+            ("b", Data::arr(&[2, 2], vec![1.0, 0.0, 1.0, 1.0])),
+            ("c", Data::arr(&[2, 2], vec![0.0; 4])),
+            ("v", Data::arr(&[2], vec![1.0, -1.0])),
+            ("s", Data::arr(&[3], vec![0.0; 3])),
+        ],
+    );
+    assert_close(&out["s"].floats(), &[10.0, -1.0, 1.0 + 2.0]);
+    // c = a*b: columns (1,2) and (4,6).
+    assert_close(&out["c"].floats(), &[1.0, 2.0, 4.0, 6.0]);
+    // a^T v = (1-2, 3-4).
+    assert_close(&out["v"].floats(), &[-1.0, -1.0]);
+}
+
+#[test]
+fn functions_return_through_ret() {
+    let src = "\
+real(8) function norm2sq(n, x) result(r)
+  integer, intent(in) :: n
+  real(8), intent(in) :: x(n)
+  integer :: i
+  r = 0
+  do i = 1, n
+    r = r + x(i) ** 2
+  end do
+end function
+";
+    let f = &lower(src).functions[0];
+    let last = f.params.last().unwrap();
+    assert_eq!(f.var(last.var).name, "ret");
+    assert_eq!(f.var(last.var).role, VarRole::Return);
+    assert_eq!(last.intent, Intent::Out);
+    let out = run(f, &[("n", Data::i(3)), ("x", Data::arr(&[3], vec![1.0, 2.0, 3.0]))]);
+    assert_close(&out["ret"].floats(), &[14.0]);
+}
+
+#[test]
+fn parameters_and_local_arrays() {
+    let src = "\
+module consts
+  integer, parameter :: nh = 1
+  real(8), parameter :: w = 0.25d0
+end module
+subroutine k(n, x)
+  use consts
+  implicit none
+  integer :: n
+  real(8) :: x(n)
+  real(8) :: t(1 - nh:n + nh)
+  t(0) = 0
+  t(n + 1) = 0
+  t(1:n) = x
+  x = w * t(0:n - 1) + 2 * w * t(1:n) + w * t(2:n + 1)
+end subroutine
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert!(matches!(&f.vars.iter().find(|v| v.name == "t").unwrap().ty, Type::Array { .. }));
+    let out = run(f, &[("n", Data::i(3)), ("x", Data::arr(&[3], vec![4.0, 8.0, 4.0]))]);
+    assert_close(&out["x"].floats(), &[4.0, 6.0, 4.0]);
+}
+
+#[test]
+fn entry_selection() {
+    let src = "subroutine a(x)\n  real(8) x\n  x = 1\nend subroutine\nsubroutine b(y)\n  real(8) y\n  y = 2\nend subroutine\n";
+    assert_eq!(lower(src).functions[0].name, "b");
+    let m = lower_with(src, &FortranOptions { entry: Some("A".into()), fixed_form: false });
+    assert_eq!(m.functions[0].name, "a");
+    let d = lower_fortran("t.f90", src, &FortranOptions { entry: Some("c".into()), fixed_form: false }).unwrap_err();
+    assert!(d.message.contains("procedure `c` not found"), "{}", d.message);
+    assert!(d.help.unwrap().contains("`a`, `b`"));
+}
+
+#[test]
+fn helpers_are_inlined_with_reference_semantics() {
+    let src = "\
+subroutine bump(m, v, s)
+  integer, intent(in) :: m
+  real(8), intent(inout) :: v(m), s
+  integer :: i
+  do i = 1, m
+    v(i) = v(i) + s
+  end do
+  s = s * 2
+end subroutine
+real(8) function twice(x)
+  real(8), intent(in) :: x
+  twice = 2 * x
+end function
+subroutine k(n, x, s)
+  integer :: n
+  real(8) :: x(n), s
+  call bump(n, x, s)
+  s = twice(s + 1) + twice(x(1))
+end subroutine
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert_eq!(f.name, "k");
+    let out = run(f, &[("n", Data::i(2)), ("x", Data::arr(&[2], vec![1.0, 2.0])), ("s", Data::f(0.5))]);
+    // bump: x = (1.5, 2.5), s = 1; then s = 2*(1+1) + 2*1.5.
+    assert_close(&out["x"].floats(), &[1.5, 2.5]);
+    assert_close(&out["s"].floats(), &[7.0]);
+    let text = adjc_ir::print::print_module(&m);
+    assert!(text.contains("v(i) = v(i) + s") || text.contains("x[i] = x[i] + s  # 6"), "{text}");
+}

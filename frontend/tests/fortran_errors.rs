@@ -1,0 +1,160 @@
+//! Unsupported or wrong Fortran gives one diagnostic with the right message, position
+//! and a help line.
+
+#[path = "fortran_common/mod.rs"]
+mod fortran_common;
+use fortran_common::*;
+
+/// Wraps `body` in a subroutine with a few declared variables; line 1 is the header,
+/// so the first body line is line 6.
+fn sub(body: &str) -> String {
+    format!(
+        "subroutine k(n, x, y)\n  implicit none\n  integer :: n, i\n  real(8) :: x(n), y\n  real(8) :: z\n{body}end subroutine\n"
+    )
+}
+
+fn expect(src: &str, msg: &str, line: u32, col: u32) -> adjc_ir::Diagnostic {
+    let d = lower_err(src);
+    assert!(d.message.contains(msg), "message `{}` does not contain `{msg}`", d.message);
+    assert_eq!((d.span.line, d.span.col), (line, col), "position of `{}`", d.message);
+    let text = d.render("test.f90", src);
+    assert!(text.starts_with(&format!("test.f90:{line}:{col}: error:")), "{text}");
+    assert!(text.contains('^'), "{text}");
+    d
+}
+
+fn expect_help(src: &str, msg: &str, line: u32, col: u32) {
+    let d = expect(src, msg, line, col);
+    assert!(d.help.is_some(), "no help for `{}`", d.message);
+}
+
+#[test]
+fn control_flow_that_is_not_structured() {
+    expect_help(&sub("  goto 10\n"), "`goto` is not supported", 6, 3);
+    expect_help(&sub("  do i = 1, n\n    exit\n  end do\n"), "`exit` is not supported", 7, 5);
+    expect_help(&sub("  do i = 1, n\n    cycle\n  end do\n"), "`cycle` is not supported", 7, 5);
+    expect_help(&sub("  do while (y > 0)\n    y = y - 1\n  end do\n"), "`do while` loops are not supported", 6, 3);
+    expect_help(&sub("  return\n"), "early `return`", 6, 3);
+    expect_help(&sub("  stop\n"), "`stop` is not supported", 6, 3);
+}
+
+#[test]
+fn storage_association_and_pointers() {
+    let common = "subroutine k(x)\n  real(8) :: x\n  common /blk/ x\n  x = 1\nend subroutine\n";
+    expect_help(common, "`common` blocks are not supported", 3, 3);
+    let eq = "subroutine k(x)\n  real(8) :: x, y\n  equivalence (x, y)\n  x = 1\nend subroutine\n";
+    expect_help(eq, "`equivalence` is not supported", 3, 3);
+    let ptr = "subroutine k(x)\n  real(8), pointer :: x(:)\n  x = 1\nend subroutine\n";
+    expect_help(ptr, "pointers are not supported", 2, 12);
+    let alloc = "subroutine k(x)\n  real(8), allocatable :: x(:)\n  x = 1\nend subroutine\n";
+    expect_help(alloc, "allocatable arrays are not supported", 2, 12);
+}
+
+#[test]
+fn io_derived_types_and_calls() {
+    expect_help(&sub("  print *, y\n"), "input/output statements are not supported", 6, 3);
+    expect_help(&sub("  write(*,*) x(1)\n"), "input/output statements are not supported", 6, 3);
+    expect_help(&sub("  read(5,*) y\n"), "input/output statements are not supported", 6, 3);
+    let ty = "subroutine k(p)\n  type(point) :: p\nend subroutine\n";
+    expect_help(ty, "derived types are not supported", 2, 3);
+    expect_help(&sub("  call helper(y)\n"), "`call helper` is not supported", 6, 3);
+    expect_help(&sub("  y = foo(y)\n"), "unknown function or array `foo`", 6, 7);
+}
+
+#[test]
+fn declarations_and_types() {
+    let undeclared = "subroutine k(x)\n  implicit none\n  real(8) :: x\n  x = w\nend subroutine\n";
+    expect_help(undeclared, "`w` has no type declaration", 4, 7);
+    let undeclared_arg = "subroutine k(x, q)\n  implicit none\n  real(8) :: x\n  x = 1\nend subroutine\n";
+    expect_help(undeclared_arg, "`q` has no type declaration", 1, 17);
+    let assumed = "subroutine k(x)\n  real(8) :: x(:)\n  x = 1\nend subroutine\n";
+    expect_help(assumed, "assumed-shape array `x`", 2, 14);
+    let star = "subroutine k(n, x)\n  integer n\n  real(8) :: x(*)\n  x(1) = 1\nend subroutine\n";
+    expect_help(star, "assumed-size array `x`", 3, 14);
+    let cplx = "subroutine k(x)\n  complex :: x\n  x = 1\nend subroutine\n";
+    expect_help(cplx, "the type `complex` is not supported", 2, 3);
+    let bounds = "subroutine k(x)\n  real(8) :: y\n  real(8) :: x(y)\n  x(1) = 1\nend subroutine\n";
+    expect(bounds, "an integer is expected here", 3, 16);
+    let local_bound = "subroutine k(x)\n  integer :: m\n  real(8) :: x(m)\n  x(1) = 1\nend subroutine\n";
+    expect_help(local_bound, "the bounds of `x` depend on `m`", 3, 14);
+    let use_other = "subroutine k(x)\n  use elsewhere\n  real(8) :: x\n  x = 1\nend subroutine\n";
+    expect_help(use_other, "module `elsewhere` is not defined in this file", 2, 3);
+}
+
+#[test]
+fn wrong_assignments() {
+    expect(&sub("  y = x\n"), "an array value is assigned to a scalar", 6, 7);
+    expect(&sub("  y = x(2:n)\n"), "an array value is assigned to a scalar", 6, 7);
+    expect(&sub("  x(1:3) = x(1:4)\n"), "do not conform", 6, 12);
+    expect(&sub("  do i = 1, n\n    i = 2\n  end do\n"), "the `do` variable `i` is assigned inside its loop", 7, 5);
+    expect(&sub("  do i = 1, n, n\n  end do\n"), "the loop step must be an integer constant", 6, 16);
+    expect(&sub("  n = 3\n"), "the integer argument `n` is assigned", 6, 3);
+    expect(&sub("  y = z(1)\n"), "`z` is not an array", 6, 7);
+    expect(&sub("  y = x(1, 2)\n"), "`x` has rank 1 but is used with 2 subscript(s)", 6, 7);
+    let intent_in = "subroutine k(x)\n  real(8), intent(in) :: x\n  x = 1\nend subroutine\n";
+    expect_help(intent_in, "`x` is `intent(in)` but is assigned", 3, 3);
+}
+
+#[test]
+fn syntax_errors_and_empty_files() {
+    let d = lower_err("subroutine k(x)\n  real(8) :: x\n  x = (1 +\nend subroutine\n");
+    assert!(d.message.contains("syntax error"), "{}", d.message);
+    assert_eq!(d.span.line, 3);
+    let d = lower_err("! only a comment\n");
+    assert!(d.message.contains("no subroutine or function"), "{}", d.message);
+}
+
+fn fixed_err(src: &str) -> adjc_ir::Diagnostic {
+    let opts = adjc_frontend::FortranOptions { entry: None, fixed_form: true };
+    match adjc_frontend::lower_fortran("test.f", src, &opts) {
+        Ok(_) => panic!("expected an error for:\n{src}"),
+        Err(d) => d,
+    }
+}
+
+#[test]
+fn fixed_form_column_rules() {
+    let long = format!("      subroutine k(x)\n      real*8 x\n      x = {}\n      end\n", "x + ".repeat(20));
+    let d = fixed_err(&long);
+    assert!(d.message.contains("past column 72"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (3, 73));
+    assert!(d.help.is_some());
+    let d = fixed_err("     + subroutine k(x)\n      end\n");
+    assert!(d.message.contains("continuation line without a statement"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (1, 6));
+    // Diagnostics after the conversion point at the original line and column.
+    let d = fixed_err(
+        "c comment\n      subroutine k(x)\n      real*8 x\n      x = 1\n     &    + y\n      goto 10\n      end\n",
+    );
+    assert!(d.message.contains("`goto` is not supported"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (6, 7));
+    let d = lower_err("#define N 10\nsubroutine k(x)\nend subroutine\n");
+    assert!(d.message.contains("preprocessor"), "{}", d.message);
+    assert_eq!(d.span.line, 1);
+}
+
+#[test]
+fn fixed_form_lowers_with_labels_and_continuations() {
+    let src = "c     scale\n      subroutine k(n, x)\n      integer n, i\n      real*8 x(n)\n      do 10 i = 1, n\n         x(i) = 2.0d0 *\n     &          x(i)\n   10 continue\n      end\n";
+    let opts = adjc_frontend::FortranOptions { entry: None, fixed_form: true };
+    let m =
+        adjc_frontend::lower_fortran("test.f", src, &opts).unwrap_or_else(|d| panic!("{}", d.render("test.f", src)));
+    assert_eq!(m.source, src, "the module keeps the original text for source comments");
+    let f = &m.functions[0];
+    let out = run(f, &[("n", Data::i(2)), ("x", Data::arr(&[2], vec![1.5, -1.0]))]);
+    assert_close(&out["x"].floats(), &[3.0, -2.0]);
+}
+
+#[test]
+fn calls_that_cannot_be_inlined() {
+    let rec = "subroutine k(x)\n  real(8) :: x\n  call k(x)\nend subroutine\n";
+    expect(rec, "recursion is not supported", 3, 3);
+    let count = "subroutine h(a, b)\n  real(8) :: a, b\n  a = b\nend subroutine\nsubroutine k(x)\n  real(8) :: x\n  call h(x)\nend subroutine\n";
+    expect(count, "`h` takes 2 argument(s), but 1 are given", 7, 3);
+    let shape = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(0:m)\n  a(0) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n, x)\nend subroutine\n";
+    expect_help(shape, "the array `x` has a different shape or lower bounds in `h`", 9, 13);
+    let section = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(m)\n  a(1) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n - 1, x(2:n))\nend subroutine\n";
+    expect_help(section, "array sections and array expressions as arguments are not supported yet", 9, 17);
+    let in_array = "real(8) function g(a)\n  real(8) :: a\n  g = a\nend function\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  x = g(x)\nend subroutine\n";
+    expect_help(in_array, "calls to `g` inside array expressions are not supported yet", 8, 7);
+}
