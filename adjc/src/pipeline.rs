@@ -185,7 +185,8 @@ pub fn tape_report(t: &Transpiled) -> String {
         .tapes
         .iter()
         .map(|tape| {
-            let elems = format!("{} elements", tape.elems_text(f));
+            let count = tape.elems_text(f);
+            let elems = if count == "1" { "1 element".to_string() } else { format!("{count} elements") };
             let kind = match tape.kind {
                 adjc_autodiff::TapeKind::Stack => " (stack)",
                 _ => "",

@@ -10,7 +10,9 @@
 //!
 //! Outputs the reverse sweep modifies (restored from tapes or recomputed) are copied at the
 //! end of the forward sweep and copied back at the end, so that one call of the adjoint
-//! leaves every primal output as the forward function would.
+//! leaves every primal output as the forward function would. When a single save site is
+//! all that modifies an output, its restore swaps instead, and the values the tape then
+//! holds are copied back (see `crate::tape::Swap`): no copy of the whole output.
 
 use crate::report::{TapeInfo, TapeKind};
 use crate::reverse::Ad;

@@ -6,9 +6,15 @@
 //! one region) per iteration of the nest, at index `[c₁, …, cₖ]` where `cₘ` counts the
 //! iterations of `Fₘ` from 0 (`t - 1` for `range(1, T)`, `N - 2 - j` for
 //! `range(N - 2, 0, -1)`). The extent of axis `m` is the trip count of `Fₘ`,
-//! `max(0, (stop - start + s - sign(s)) // s)`, when it is a formula of the parameters;
-//! when it depends on outer indices (triangular loops) through affine bounds, its largest
-//! value over the outer ranges; otherwise the site falls back to a stack tape.
+//! `max(0, (stop - start + s - sign(s)) // s)`, when it is a formula of the parameters.
+//!
+//! A trip count (or region extent) that is affine in the counter `c` of the loop just
+//! outside, `alpha + beta·c` (`range(i)`, `range(i + 1, N)`, the prefix `A[i, :j]`), makes a
+//! triangle: the two axes merge into one of `Σ_c (alpha + beta·c)` elements, row `c`
+//! starting at `c (2 alpha + beta (c - 1)) / 2` ([`Ad::merge_axes`]), so the tape holds
+//! exactly what the loops save. Other dependences on outer indices through affine bounds
+//! are sized for their largest value over the outer ranges; anything else falls back to a
+//! stack tape.
 
 use crate::affine::{clamp, extreme, Affine, Interval};
 use crate::reverse::Ad;

@@ -21,7 +21,10 @@
 //!   never read in the body (the updates become `shared`).
 //!
 //! The outermost qualifying loop of a nest wins. Loops inside maps (given, or made by this
-//! pass) are left alone: the emitter parallelises only the outermost map of a nest.
+//! pass) are left alone: the emitter parallelises only the outermost map of a nest. One
+//! independent loop is kept sequential for speed: a flat scalar reduction (a dot product)
+//! inside another loop, where a parallel region per outer iteration would cost more than
+//! the reduction's flops.
 //!
 //! Steps: `+1` keeps the bounds; `-1` maps the same iterations as `[stop + 1, start + 1)`;
 //! any other constant step maps a fresh counter `v_it` over `[0, trip)` and substitutes
@@ -69,7 +72,7 @@ impl Pass<'_> {
         match &mut s.kind {
             StmtKind::Loop(l) => {
                 if let Some(plan) = independence::plan(self.f, l, out) {
-                    if self.depth == 0 || !flat_scalar_reduction(self.f, l, &plan) {
+                    if self.depth == 0 || !flat_scalar_reduction(self.f, l) {
                         return rewrite::to_map(self.f, &s, plan);
                     }
                 }
@@ -89,11 +92,11 @@ impl Pass<'_> {
     }
 }
 
-/// A dot product or norm: it only reduces into scalars, with no loop or map in its body.
-/// Inside another loop it is left sequential: a parallel region per outer iteration costs
-/// far more than its few flops (cholesky.py at N = 300 ran 30 times slower).
-fn flat_scalar_reduction(f: &Function, l: &Loop, plan: &independence::Plan) -> bool {
-    let only_scalars = written_vars(&l.body).iter().all(|v| !f.var(*v).ty.is_array() && plan.shared.contains(v));
+/// A dot product or norm: its body writes only scalars and holds no loop or map. Inside
+/// another loop it is left sequential: a parallel region per outer iteration costs far more
+/// than its few flops (cholesky.py at N = 300 ran 30 times slower).
+fn flat_scalar_reduction(f: &Function, l: &Loop) -> bool {
+    let only_scalars = written_vars(&l.body).iter().all(|v| !f.var(*v).ty.is_array());
     let mut nested = false;
     walk_stmts(&l.body, &mut |s| nested |= matches!(s.kind, StmtKind::Loop(_) | StmtKind::Map(_)));
     only_scalars && !nested

@@ -76,8 +76,16 @@ impl TapeInfo {
             }
         }
         let mut fs = Vec::new();
-        factors(self.elems.as_ref()?, &mut fs);
-        Some(fs.into_iter().fold(Expr::int(elem_bytes(self.elem)), |a, f| a.mul(f)))
+        let mut size = elem_bytes(self.elem);
+        match &self.elems.as_ref()?.kind {
+            // A triangle `n (n + 1) / 2` of 8-byte values is `4 n (n + 1)` bytes.
+            ExprKind::Binary(BinOp::Div, num, two) if two.as_int() == Some(2) && size % 2 == 0 => {
+                size /= 2;
+                factors(num, &mut fs);
+            }
+            _ => factors(self.elems.as_ref()?, &mut fs),
+        }
+        Some(fs.into_iter().fold(Expr::int(size), |a, f| a.mul(f)))
     }
 
     /// The element count as text (`max(0, TSTEPS - 1) * (A_n0 - 2)`; `unbounded` for a

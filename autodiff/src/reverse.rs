@@ -351,8 +351,9 @@ impl<'p> Ad<'p> {
     pub fn flow_stmt(&self, s: &Stmt, live: &mut VarSet) {
         match &s.kind {
             StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {
+                let was_live = live.contains(&target.var);
                 live.extend(self.ar(s));
-                if target.is_scalar() {
+                if target.is_scalar() || (!was_live && self.reads_own_element_only(s)) {
                     live.remove(&target.var);
                 }
             }
@@ -366,8 +367,17 @@ impl<'p> Ad<'p> {
                 }
             },
             StmtKind::Map(m) => {
+                let before = live.clone();
+                let post = self.map_post_reads(m);
                 live.extend(self.ar_map(s, m));
-                live.extend(self.map_post_reads(m));
+                live.extend(post.iter().copied());
+                // Each iteration reads and writes only its own element of an owned array:
+                // if nothing needed it before, its new values are not needed yet either.
+                for x in self.owned_vars(m) {
+                    if !before.contains(&x) && !post.contains(&x) {
+                        live.remove(&x);
+                    }
+                }
             }
             StmtKind::If { cond, then_body, else_body } => {
                 if self.is_reeval(cond) {
@@ -382,6 +392,29 @@ impl<'p> Ad<'p> {
             StmtKind::Section { body, .. } => self.flow_block(body, live),
             _ => {}
         }
+    }
+
+    /// Whether the adjoint of the write `s` reads its target array only at the element
+    /// `s` writes. Then, when no value of the array was needed before `s`, none is after:
+    /// the old element is saved by `s` itself and the new one has not been read yet.
+    fn reads_own_element_only(&self, s: &Stmt) -> bool {
+        let (target, value) = match &s.kind {
+            StmtKind::Assign { target, value } => (target, value.clone()),
+            StmtKind::Accumulate { target, op, value, .. } => (target, self.effective_value(target, *op, value)),
+            _ => return false,
+        };
+        let x = target.var;
+        let mut own = !target.index.iter().any(|e| e.mentions(x));
+        for p in self.partials(&value) {
+            for e in std::iter::once(&p.d).chain(p.index.iter()) {
+                e.walk(&mut |y| {
+                    if let ExprKind::Load(v, idx) = &y.kind {
+                        own &= *v != x || same_index(idx, &target.index);
+                    }
+                });
+            }
+        }
+        own
     }
 
     pub fn flow_block(&self, b: &Block, live: &mut VarSet) {

@@ -20,7 +20,8 @@
 //!
 //! An update `S: X[idx] op= value` at the top level of the body moves to a map of its own
 //! over the same index space, placed before the rest of the body, when
-//! 1. `idx` is injective in the map variables: each iteration owns its element of `X`;
+//! 1. `idx` is injective in the map variables: each iteration owns its element of `X`
+//!    (every map variable `v` is recovered from some position `±v + c`);
 //! 2. everything else in the body that mentions `X` is an accumulation into `X` with the
 //!    same operator, and `X` appears in no expression and in no bound of the map: nothing
 //!    observes `X` between the updates, which commute;
@@ -51,7 +52,6 @@
 //! not injective by itself (`b_b[j] += ...` in a map over `i, j`) stays `shared`.
 
 use crate::affine::Affine;
-use crate::shared::injective;
 use crate::util::{block_reads, block_writes, same_index, VarSet};
 use adjc_ir::*;
 use std::collections::BTreeMap;
@@ -66,6 +66,11 @@ const WHY: &str = "split so that in each loop every iteration owns the elements 
 /// iterations (see the module documentation). New maps get fresh index variables; existing
 /// `VarId`s are unchanged.
 pub fn split_shared_maps(f: &Function) -> Function {
+    // The analysis trusts the IR's invariants; invalid input is left for the caller's
+    // validation to report.
+    if adjc_ir::validate::validate(f).is_err() {
+        return f.clone();
+    }
     let mut out = f.clone();
     let body = std::mem::take(&mut out.body);
     out.body = split_block(&mut out, body);
@@ -89,13 +94,14 @@ fn split_block(f: &mut Function, block: Block) -> Block {
 }
 
 fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>) -> Vec<Stmt> {
-    let moved: Vec<(usize, Stmt)> = {
+    let (groups, rest) = {
         let body = Body::new(&m.dims, &m.body);
-        m.body.iter().enumerate().filter_map(|(p, s)| body.movable(p, s).map(|s| (p, s))).collect()
+        let moved: Vec<(usize, Stmt)> =
+            m.body.iter().enumerate().filter_map(|(p, s)| body.movable(p, s).map(|s| (p, s))).collect();
+        let rest = remainder(&body, &moved);
+        (body.groups(moved.into_iter().map(|(_, s)| s).collect()), rest)
     };
-    let rest = if moved.is_empty() { m.body.clone() } else { remainder(&Body::new(&m.dims, &m.body), &moved) };
     let rest = Body::new(&m.dims, &rest).unshare_owned();
-    let groups = Body::new(&m.dims, &m.body).groups(moved.into_iter().map(|(_, s)| s).collect());
     let mut out = Vec::with_capacity(groups.len() + 1);
     let mut note = note;
     for (k, group) in groups.into_iter().enumerate() {
@@ -151,8 +157,15 @@ impl<'a> Body<'a> {
         index.iter().all(|e| e.vars().iter().all(|v| self.vars.contains(v) || !self.varying.contains(v)))
     }
 
+    /// Whether distinct iterations reach distinct elements through `index`: every map
+    /// variable `v` is recovered from some position `±v + c`, `c` constant during the map
+    /// (`A_b[i - 1, j]`, and also the diagonal `a_b[i, i]`).
     fn owns(&self, index: &[Expr]) -> bool {
-        self.fixed(index) && injective(index, &self.vars, &self.varying)
+        let constant = |u: VarId| !self.vars.contains(&u) && !self.varying.contains(&u);
+        let recovers = |e: &Expr, v: VarId| {
+            Affine::parse(e, &|u| u == v || constant(u), &constant).is_some_and(|a| a.coeff(v).abs() == 1)
+        };
+        self.fixed(index) && self.vars.iter().all(|v| index.iter().any(|e| recovers(e, *v)))
     }
 
     /// Whether no iteration's element `a` can be another iteration's element `b` (both
@@ -184,7 +197,7 @@ impl<'a> Body<'a> {
             return None;
         }
         let value = self.resolve(value, p)?;
-        if false && !index.iter().chain([&value]).all(|e| self.reads_entry_values(e, p)) {
+        if !index.iter().chain([&value]).all(|e| self.reads_entry_values(e, p)) {
             return None;
         }
         let kind = StmtKind::Accumulate { target: Place::element(x, index), op: *op, value, shared: false };

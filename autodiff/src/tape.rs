@@ -21,6 +21,10 @@
 //! `branch_tape`. Whether a value is taped at all is decided by the callers
 //! (to-be-recorded analysis in `crate::reverse`); every tape is described in the report
 //! (`crate::report`).
+//!
+//! When one save site is all that changes an output in the reverse sweep, its restore
+//! becomes a swap and the tape then holds the output's forward result ([`Swap`]): no
+//! snapshot of the whole output is needed.
 
 use crate::affine::{extreme, Affine, Interval};
 use crate::nest::Axis;
@@ -111,7 +115,7 @@ impl Ad<'_> {
     /// restore.
     pub fn save_place(&mut self, place: &Place, span: Span) -> (Stmt, Stmt) {
         let ty = self.elem(place.var);
-        let what = self.place_str(place);
+        let what = self.what_place(place);
         self.saved.insert(place.var);
         let base = self.name(place.var);
         let (site, elems, exact) = self.site_tape(&base, ty, &[]);
@@ -187,11 +191,11 @@ impl Ad<'_> {
         out
     }
 
-    /// Registers the save site of `x` (region `dims`/`elem`, tape position `rel` inside
-    /// the slot) as a [`Swap`] when its tape can hand the forward result back: outside
-    /// every `if`, with slots, and either the region does not depend on the loops (the
-    /// last iteration's slot holds the last values) or every iteration saves different
-    /// elements (every slot does).
+    /// Registers the save site of `x` (the region `dims`/`elem`, empty for one element) as
+    /// a [`Swap`] when its tape can hand the forward result back: outside every `if`, with
+    /// slots, and either the region does not depend on the loops and every trip count is
+    /// exact (the last iteration's slot holds the last values) or every iteration saves
+    /// different elements (every slot does).
     fn offer_swap(&mut self, x: VarId, site: &SiteTape, dims: &[MapDim], elem: &[Expr], span: Span) {
         self.clobbered.insert(x);
         let SiteTape::Slots { tape, index, .. } = site else {
@@ -431,7 +435,7 @@ impl Ad<'_> {
                                 format!("{} in [{}, {})", self.name(d.var), s(&d.start), s(&d.stop))
                             })
                             .collect();
-                        format!("{} for {}", self.place_str(p), ranges.join(", "))
+                        format!("{} for {}", self.what_place(p), ranges.join(", "))
                     };
                     return Region { dims: m.dims.clone(), elem: p.index.clone(), axes, what };
                 }
@@ -583,34 +587,46 @@ impl Ad<'_> {
         let f = &self.f;
         let dims = f.var(x).ty.dims().to_vec();
         let fixed = |e: &Expr| Affine::parse(e, &|v| self.is_fixed(v), &|v| self.is_fixed(v));
+        let text = |a: &Affine| adjc_ir::print::expr_str(f, &a.to_expr());
+        // Fortran arrays read as Fortran sections: `x(2:n)`, upper bounds inclusive.
+        let fortran = matches!(f.var(x).ty, Type::Array { layout: Layout::ColMajor, .. });
         let parts: Vec<String> = dims
             .iter()
             .zip(bx)
             .map(|(d, axis)| match axis {
                 None => ":".to_string(),
-                Some((lo, hi)) if lo == hi => adjc_ir::print::expr_str(f, &lo.to_expr()),
+                Some((lo, hi)) if lo == hi => text(lo),
                 Some((lo, hi)) => {
                     let (lower, extent) = (fixed(&d.lower), fixed(&d.extent));
-                    let start = if lower.as_ref() == Some(lo) {
-                        String::new()
-                    } else {
-                        adjc_ir::print::expr_str(f, &lo.to_expr())
-                    };
-                    let stop = hi.plus(1);
+                    let start = if lower.as_ref() == Some(lo) { String::new() } else { text(lo) };
                     let end = lower.as_ref().zip(extent.as_ref()).map(|(l, e)| l.add(e));
+                    let stop = hi.plus(1);
                     let stop_text = match (&end, &lower) {
                         (Some(end), _) if *end == stop => String::new(),
+                        _ if fortran => text(hi),
                         (Some(end), Some(l)) if l.as_const() == Some(0) => match end.sub(&stop).as_const() {
                             Some(c) if c > 0 => format!("-{c}"),
-                            _ => adjc_ir::print::expr_str(f, &stop.to_expr()),
+                            _ => text(&stop),
                         },
-                        _ => adjc_ir::print::expr_str(f, &stop.to_expr()),
+                        _ => text(&stop),
                     };
                     format!("{start}:{stop_text}")
                 }
             })
             .collect();
-        format!("{}[{}]", f.var(x).name, parts.join(", "))
+        let (open, close) = if fortran { ("(", ")") } else { ("[", "]") };
+        format!("{}{open}{}{close}", f.var(x).name, parts.join(", "))
+    }
+
+    /// `A[i, j]`, or `a(i, j)` for a Fortran array.
+    fn what_place(&self, p: &Place) -> String {
+        match &self.f.var(p.var).ty {
+            Type::Array { layout: Layout::ColMajor, .. } => {
+                let idx: Vec<String> = p.index.iter().map(|e| adjc_ir::print::expr_str(&self.f, e)).collect();
+                format!("{}({})", self.name(p.var), idx.join(", "))
+            }
+            _ => self.place_str(p),
+        }
     }
 
     /// "read by the adjoint of line 8": the statements whose adjoints read `x` and run in

@@ -946,7 +946,7 @@ fn different_offsets_stay_sequential() {
 }
 
 #[test]
-fn tapes_allocations_and_maps_are_left_alone() {
+fn allocations_and_loops_in_maps_are_left_alone() {
     let f = loop_in_map();
     assert_eq!(par(&f), f, "a loop inside a map stays a loop");
     // An allocation inside the body: the work array would be shared by all iterations.

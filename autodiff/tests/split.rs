@@ -524,3 +524,37 @@ fn other_adjoints_are_unchanged_in_value() {
     adjoint_unchanged(&k::softmax(), &[("N", 4), ("M", 5)]);
     adjoint_unchanged(&k::map_if(), &[("N", 6)]);
 }
+
+#[test]
+fn ownership_needs_every_map_variable() {
+    // The diagonal `a_b[i, i]` of a map over `i` is owned: unshared where it stands.
+    let mut b = B::new("diag");
+    let n = b.size("N");
+    let ab = b.param("a_b", mat(&b, n, n), Intent::InOut);
+    let t = b.param("t_b", vec1(&b, n), Intent::In);
+    let i = b.index("i");
+    let body = vec![map(
+        vec![(i, int(0), b.v(n))],
+        vec![acc(at(ab, vec![b.v(i), b.v(i)]), AccOp::Add, b.ld(t, vec![b.v(i)]), true)],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    assert_eq!(counts(&s), (1, 0));
+    same_results(&f, &s, &[("N", 5)]);
+
+    // `x_b[i + j]` and `x_b[i]` over `i, j`: neither recovers `j`; both stay shared.
+    let mut b = B::new("sums");
+    let n = b.size("N");
+    let xb = b.param("x_b", vec1(&b, n), Intent::InOut);
+    let y = b.param("y_b", mat(&b, n, n), Intent::In);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let body = vec![map(
+        vec![(i, int(0), b.v(n) - 3), (j, int(0), int(3))],
+        vec![
+            acc(at(xb, vec![b.v(i) + b.v(j)]), AccOp::Add, b.ld(y, vec![b.v(i), b.v(j)]), true),
+            acc(at(xb, vec![b.v(i)]), AccOp::Add, b.ld(y, vec![b.v(j), b.v(i)]), true),
+        ],
+    )];
+    let f = b.finish(body);
+    unchanged(&f, &[("N", 7)]);
+}

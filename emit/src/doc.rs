@@ -26,8 +26,12 @@ pub(crate) fn function_doc(
     let mut out = Vec::new();
     let args: Vec<&str> = f.params.iter().map(|p| names.get(p.var)).collect();
     out.push(format!(" * {cname}({})", args.join(", ")));
-    for note in &f.notes {
-        out.push(" *".into());
+    for (k, note) in f.notes.iter().enumerate() {
+        // The memory of every tape reads as one block.
+        let memory = |n: &str| n.starts_with("extra memory");
+        if !(k > 0 && memory(note) && memory(&f.notes[k - 1])) {
+            out.push(" *".into());
+        }
         for l in note.lines() {
             out.push(format!(" * {}", comment_text(l)));
         }

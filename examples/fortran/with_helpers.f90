@@ -1,6 +1,6 @@
 ! A kernel calling helpers from the same file: a subroutine that updates an array in
-! place and a pure function of scalars. Both are inlined and differentiated with the
-! kernel.
+! place and a pure function of scalars, also applied element by element to arrays.
+! Both are inlined and differentiated with the kernel.
 ! adjc check: --sizes n=10,nsteps=3 --function with_helpers
 module physics
   implicit none
@@ -31,6 +31,7 @@ contains
     integer :: t
     do t = 1, nsteps
       call relax(n, u, w, c * 0.5_dp)
+      u = u - 0.01_dp * flux(u, w, c)
     end do
   end subroutine with_helpers
 end module physics

@@ -312,3 +312,167 @@ end subroutine
     let text = adjc_ir::print::print_module(&m);
     assert!(text.contains("v(i) = v(i) + s") || text.contains("x[i] = x[i] + s  # 6"), "{text}");
 }
+
+#[test]
+fn select_case_and_do_concurrent() {
+    let src = "\
+subroutine k(n, x, r)
+  integer :: n
+  real(8) :: x(n), r(n)
+  integer :: i
+  do concurrent (i = 1:n)
+    r(i) = 0
+  end do
+  do i = 1, n
+    select case (i)
+    case (1)
+      r(i) = x(i)
+    case (2:3, 6)
+      r(i) = 10 * x(i)
+    case default
+      r(i) = -x(i)
+    case (:-1)
+      r(i) = 99
+    end select
+  end do
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    let out = run(f, &[("n", Data::i(6)), ("x", Data::arr(&[6], vec![1.0; 6])), ("r", Data::arr(&[6], vec![5.0; 6]))]);
+    assert_close(&out["r"].floats(), &[1.0, 10.0, 10.0, -1.0, -1.0, 10.0]);
+}
+
+#[test]
+fn where_constructs_assign_under_the_mask() {
+    let src = "\
+subroutine k(n, a, b, c)
+  integer :: n
+  real(8) :: a(n), b(n), c(n)
+  where (a > 0)
+    b = sqrt(a)
+  elsewhere
+    b = -a
+  end where
+  where (c < 0) c = 0
+  where (b(1:n-1) > 1) c(2:n) = c(1:n-1) + 1
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    let out = run(
+        f,
+        &[
+            ("n", Data::i(4)),
+            ("a", Data::arr(&[4], vec![4.0, -2.0, 9.0, 0.0])),
+            ("b", Data::arr(&[4], vec![0.0; 4])),
+            ("c", Data::arr(&[4], vec![-1.0, 5.0, -3.0, 7.0])),
+        ],
+    );
+    assert_close(&out["b"].floats(), &[2.0, 2.0, 3.0, 0.0]);
+    // c = (0, 5, 0, 7) after the second `where`; the third reads the old c (0, 5, 0).
+    assert_close(&out["c"].floats(), &[0.0, 1.0, 6.0, 1.0]);
+}
+
+#[test]
+fn assumed_shape_dummies_get_size_parameters() {
+    let src = "\
+module m
+contains
+  subroutine scale(v, s)
+    real(8), intent(inout) :: v(:)
+    real(8), intent(in) :: s
+    v = v * s
+  end subroutine
+  subroutine k(a, b, s)
+    real(8), intent(inout) :: a(:, 0:)
+    real(8), intent(inout) :: b(:)
+    real(8), intent(out) :: s
+    s = sum(a) + size(a, 2)
+    call scale(b, s)
+  end subroutine
+end module
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    let params: Vec<(String, VarRole)> =
+        f.params.iter().map(|p| (f.var(p.var).name.clone(), f.var(p.var).role.clone())).collect();
+    assert_eq!(
+        params,
+        vec![
+            ("a_n0".to_string(), VarRole::Size),
+            ("a_n1".to_string(), VarRole::Size),
+            ("b_n0".to_string(), VarRole::Size),
+            ("a".to_string(), VarRole::Param),
+            ("b".to_string(), VarRole::Param),
+            ("s".to_string(), VarRole::Param),
+        ]
+    );
+    let out = run(
+        f,
+        &[
+            ("a_n0", Data::i(2)),
+            ("a_n1", Data::i(2)),
+            ("b_n0", Data::i(2)),
+            ("a", Data::arr(&[2, 2], vec![1.0, 2.0, 3.0, 4.0])),
+            ("b", Data::arr(&[2], vec![1.0, -1.0])),
+        ],
+    );
+    assert_close(&out["s"].floats(), &[12.0]);
+    assert_close(&out["b"].floats(), &[12.0, -12.0]);
+}
+
+#[test]
+fn scalar_functions_apply_element_by_element() {
+    let src = "\
+module m
+contains
+  pure real(8) function softplus(x, k)
+    real(8), intent(in) :: x
+    integer, intent(in) :: k
+    softplus = log(1.0d0 + exp(k * x)) + sum([1.0d0])
+  end function
+end module
+";
+    // Array constructors are not supported: the function above is rejected when used.
+    assert!(lower_fortran("t.f90", src, &FortranOptions::default()).is_err());
+    let src = "\
+module m
+contains
+  pure real(8) function sq(x, k)
+    real(8), intent(in) :: x
+    integer, intent(in) :: k
+    integer :: j
+    sq = 0
+    do j = 1, k
+      sq = sq + x * x
+    end do
+  end function
+  subroutine k(n, a, b)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: a(n), b(n)
+    b(2:n) = sq(a(1:n - 1), 2) + sum(a)
+  end subroutine
+end module
+";
+    let f = &lower(src).functions[0];
+    let out =
+        run(f, &[("n", Data::i(3)), ("a", Data::arr(&[3], vec![1.0, 2.0, 3.0])), ("b", Data::arr(&[3], vec![0.0; 3]))]);
+    assert_close(&out["b"].floats(), &[0.0, 2.0 + 6.0, 8.0 + 6.0]);
+}
+
+#[test]
+fn merge_and_numeric_inquiries() {
+    let src = "\
+subroutine k(n, a, b)
+  integer :: n
+  real(8) :: a(n), b(n)
+  b = merge(a, -a, a > 0) + epsilon(1.0d0) * 0
+  b(1) = min(b(1), huge(1.0d0))
+end subroutine
+";
+    let f = &lower(src).functions[0];
+    let out = run(
+        f,
+        &[("n", Data::i(3)), ("a", Data::arr(&[3], vec![1.0, -2.0, 3.0])), ("b", Data::arr(&[3], vec![0.0; 3]))],
+    );
+    assert_close(&out["b"].floats(), &[1.0, 2.0, 3.0]);
+}

@@ -67,8 +67,8 @@ fn declarations_and_types() {
     expect_help(undeclared, "`w` has no type declaration", 4, 7);
     let undeclared_arg = "subroutine k(x, q)\n  implicit none\n  real(8) :: x\n  x = 1\nend subroutine\n";
     expect_help(undeclared_arg, "`q` has no type declaration", 1, 17);
-    let assumed = "subroutine k(x)\n  real(8) :: x(:)\n  x = 1\nend subroutine\n";
-    expect_help(assumed, "assumed-shape array `x`", 2, 14);
+    let assumed = "subroutine k(x)\n  real(8) :: x\n  real(8) :: w(:)\n  x = 1\nend subroutine\n";
+    expect_help(assumed, "the local array `w` has no shape", 3, 14);
     let star = "subroutine k(n, x)\n  integer n\n  real(8) :: x(*)\n  x(1) = 1\nend subroutine\n";
     expect_help(star, "assumed-size array `x`", 3, 14);
     let cplx = "subroutine k(x)\n  complex :: x\n  x = 1\nend subroutine\n";
@@ -155,6 +155,32 @@ fn calls_that_cannot_be_inlined() {
     expect_help(shape, "the array `x` has a different shape or lower bounds in `h`", 9, 13);
     let section = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(m)\n  a(1) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n - 1, x(2:n))\nend subroutine\n";
     expect_help(section, "array sections and array expressions as arguments are not supported yet", 9, 17);
-    let in_array = "real(8) function g(a)\n  real(8) :: a\n  g = a\nend function\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  x = g(x)\nend subroutine\n";
-    expect_help(in_array, "calls to `g` inside array expressions are not supported yet", 8, 7);
+    let inner_map = "real(8) function g(a)\n  real(8) :: a, t(2)\n  t = a\n  g = t(1)\nend function\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  x = g(x)\nend subroutine\n";
+    expect_help(inner_map, "an array assignment inside a function applied element by element", 3, 3);
+}
+
+#[test]
+fn where_restrictions() {
+    let src = "subroutine k(n, a, b)\n  integer :: n\n  real(8) :: a(n), b(n)\n  where (a > 0)\n    a = 1\n    b = a\n  end where\nend subroutine\n";
+    expect_help(src, "`a` is assigned inside a `where` whose mask reads it", 5, 5);
+    let scalar = "subroutine k(n, a, s)\n  integer :: n\n  real(8) :: a(n), s\n  where (a > 0) s = 1\nend subroutine\n";
+    expect_help(scalar, "a scalar is assigned inside `where`", 4, 10);
+}
+
+#[test]
+fn module_variables_are_reported() {
+    let src = "module m\n  real(8) :: g = 9.81d0\ncontains\n  subroutine k(x)\n    real(8) :: x\n    x = g * x\n  end subroutine\nend module\n";
+    expect_help(src, "the module variable `g` is not supported", 6, 9);
+}
+
+#[test]
+fn array_valued_entry_functions() {
+    let src = "function f(n, x) result(y)\n  integer :: n\n  real(8) :: x(n), y(n)\n  y = 2 * x\nend function\n";
+    expect_help(src, "functions returning arrays are not supported as the entry", 1, 10);
+}
+
+#[test]
+fn do_variables_have_no_value_after_the_loop() {
+    let src = "subroutine k(n, x)\n  integer :: n, i\n  real(8) :: x(n)\n  do i = 1, n\n    x(i) = 1\n  end do\n  x(1) = i\nend subroutine\n";
+    expect_help(src, "`i` is read outside its `do` loop", 2, 17);
 }

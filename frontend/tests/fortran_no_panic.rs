@@ -179,3 +179,20 @@ fn random_well_formed_kernels() {
         }
     }
 }
+
+#[test]
+fn deep_nesting_is_rejected_not_overflowed() {
+    let deep_expr =
+        format!("subroutine k(x)\n  real(8) :: x\n  x = {}x{}\nend subroutine\n", "(".repeat(3000), ")".repeat(3000));
+    check(&deep_expr);
+    let mut deep_loops = String::from("subroutine k(n, x)\n  integer :: n\n  real(8) :: x\n");
+    for _ in 0..1500 {
+        deep_loops.push_str("if (x > 0) then\n");
+    }
+    deep_loops.push_str("x = 1\n");
+    for _ in 0..1500 {
+        deep_loops.push_str("end if\n");
+    }
+    deep_loops.push_str("end subroutine\n");
+    check(&deep_loops);
+}

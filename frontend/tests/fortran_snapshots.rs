@@ -25,6 +25,7 @@ macro_rules! example_snapshot {
 }
 
 example_snapshot!(
+    advect_pure,
     atax,
     bicg,
     correlation,
@@ -44,6 +45,8 @@ example_snapshot!(
     seidel_2d,
     shift_sections,
     smooth_bounds,
+    softnorm,
+    upwind,
     with_helpers
 );
 
@@ -54,5 +57,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 20, "add the new example to example_snapshot! above");
+    assert_eq!(n, 23, "add the new example to example_snapshot! above");
 }

@@ -733,7 +733,8 @@ pub fn triangular(middle: bool) -> Function {
         vec![assign(at(a, vec![b.v(i), b.v(j)]), aij() * b.ld(a, vec![b.v(j), b.v(j)]) * 0.5 + sin(aij()))],
     );
     let inner = if middle { lp(k, int(0), int(2), 1, vec![inner]) } else { inner };
-    b.finish(vec![lp(i, int(0), b.v(nn), 1, vec![inner])])
+    let outer = lp(i, int(0), b.v(nn), 1, vec![inner]);
+    b.finish(vec![outer])
 }
 
 /// `p = 0.5; for i in range(N): for j in range(i * i): p = sin(p) * x[i] + 0.1; return p`:

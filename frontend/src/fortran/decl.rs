@@ -14,7 +14,7 @@ pub enum DimSpec<'t> {
     /// `upper` or `lower:upper`.
     Explicit { lower: Option<Node<'t>>, upper: Node<'t> },
     /// `:` or `lower:` (assumed shape, deferred shape).
-    Assumed,
+    Assumed { lower: Option<Node<'t>> },
     /// `*`.
     AssumedSize,
 }
@@ -31,6 +31,8 @@ pub struct Sym<'t> {
     pub intent: Option<Intent>,
     pub parameter: bool,
     pub init: Option<Node<'t>>,
+    /// `allocatable`: the shape comes from an `allocate` statement.
+    pub allocatable: bool,
 }
 
 pub type Table<'t> = BTreeMap<String, Sym<'t>>;
@@ -69,7 +71,7 @@ pub fn dim_specs<'t>(src: &str, list: Node<'t>) -> Result<Vec<DimSpec<'t>>, Diag
                         dims.push(DimSpec::Explicit { lower, upper });
                     }
                 }
-                (_, None) if parts.len() == 2 => dims.push(DimSpec::Assumed),
+                (lower, None) if parts.len() == 2 => dims.push(DimSpec::Assumed { lower }),
                 _ => return Err(Diagnostic::error(span_of(src, d), "malformed array bounds")),
             }
         } else {
@@ -84,6 +86,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
     let mut ty = None;
     let mut intent = None;
     let mut parameter = false;
+    let mut allocatable = false;
     let mut dims_attr = None;
     let mut declarators = Vec::new();
     for c in named(decl) {
@@ -115,12 +118,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
                 } else if q == "pointer" {
                     return Err(unsupported(src, c, "pointers are", "use ordinary (explicit-shape) arrays"));
                 } else if q == "allocatable" {
-                    return Err(unsupported(
-                        src,
-                        c,
-                        "allocatable arrays are",
-                        "declare the array with an explicit shape from the size arguments",
-                    ));
+                    allocatable = true;
                 }
                 // save, target, value, optional, contiguous, ... do not change the math.
             }
@@ -162,6 +160,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
             intent: None,
             parameter: false,
             init: None,
+            allocatable: false,
         });
         if ty.is_some() {
             entry.ty = ty;
@@ -173,6 +172,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
             entry.intent = intent;
         }
         entry.parameter |= parameter;
+        entry.allocatable |= allocatable;
         if init.is_some() {
             entry.init = init;
         }

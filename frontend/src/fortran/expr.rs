@@ -96,6 +96,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
+        if self.host_vars.contains(&key) {
+            return Err(self
+                .err(n, format!("the module variable `{}` is not supported", self.text(n)))
+                .with_help("pass it as an argument, or declare it `parameter` if it is a constant"));
+        }
         if self.implicit_none {
             return Err(self
                 .err(n, format!("`{}` has no type declaration", self.text(n)))
@@ -118,23 +123,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             },
             "identifier" => match self.lookup(n)? {
                 Binding::Const(e) => Ok(e),
-                Binding::Var(v) => {
-                    let var = self.f.var(v).clone();
-                    if !var.ty.is_array() {
-                        return Ok(Expr::var(v, var.ty.elem()));
-                    }
-                    let Some(off) = el else {
-                        return Err(self
-                            .err(n, format!("the whole array `{}` is used where a scalar is expected", var.name))
-                            .with_help(format!("index it, e.g. `{}(i)`", var.name)));
-                    };
-                    if off.len() != var.ty.rank() {
-                        return Err(self.rank_error(n, var.ty.rank(), off.len()));
-                    }
-                    let idx =
-                        var.ty.dims().iter().zip(off).map(|(d, o)| canon(&d.lower.clone().add(o.clone()))).collect();
-                    Ok(Expr::load(v, idx, var.ty.elem()))
-                }
+                Binding::Var(v) => self.whole(n, v, el),
             },
             "math_expression" => {
                 let kids = children(n);
@@ -214,6 +203,24 @@ impl<'s, 't> Lowerer<'s, 't> {
             "complex_literal" => Err(self.err(n, "complex numbers are not supported")),
             k => Err(self.err(n, format!("this expression is not supported (`{}`)", k.replace('_', " ")))),
         }
+    }
+
+    /// Variable `v` (a scalar, or a whole array at element `el`).
+    fn whole(&mut self, n: Node<'t>, v: VarId, el: Option<&[Expr]>) -> R<Expr> {
+        let var = self.f.var(v).clone();
+        if !var.ty.is_array() {
+            return Ok(Expr::var(v, var.ty.elem()));
+        }
+        let Some(off) = el else {
+            return Err(self
+                .err(n, format!("the whole array `{}` is used where a scalar is expected", var.name))
+                .with_help(format!("index it, e.g. `{}(i)`", var.name)));
+        };
+        if off.len() != var.ty.rank() {
+            return Err(self.rank_error(n, var.ty.rank(), off.len()));
+        }
+        let idx = var.ty.dims().iter().zip(off).map(|(d, o)| canon(&d.lower.clone().add(o.clone()))).collect();
+        Ok(Expr::load(v, idx, var.ty.elem()))
     }
 
     fn rank_error(&self, n: Node, have: usize, want: usize) -> Diagnostic {
@@ -313,13 +320,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                 _ => Err(self.err(callee, format!("`{}` is not an array", self.text(callee)))),
             };
         }
+        if let Some(v) = self.hoisted.get(&n.id()).copied() {
+            return self.whole(n, v, el);
+        }
         if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Function) {
-            if el.is_some() {
-                return Err(self
-                    .err(n, format!("calls to `{name}` inside array expressions are not supported yet"))
-                    .with_help("call it in a `do` loop, one element at a time"));
-            }
-            let result = self.inline_call(n, proc, &args)?;
+            let result = self.inline_call(n, proc, &args, el)?;
             let Some(r) = result else { return Err(self.err(n, format!("`{name}` is not a function"))) };
             return Ok(Expr::var(r, self.f.var(r).ty.elem()));
         }
@@ -449,6 +454,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                         }
                     }
                     return Ok(None);
+                }
+                if let Some(v) = self.hoisted.get(&n.id()).copied() {
+                    return Ok(Some(self.f.var(v).ty.dims().iter().map(|d| d.extent.clone()).collect()));
                 }
                 if self.unit.find(&name).is_some() {
                     return Ok(None);

@@ -10,6 +10,7 @@
 use super::decl::Sym;
 use super::lower::{Binding, Lowerer, R};
 use super::scan::{Proc, ProcKind};
+use super::syntax::named;
 use crate::sym::Lin;
 use adjc_ir::*;
 use std::collections::BTreeMap;
@@ -20,7 +21,15 @@ const MAX_INLINE_DEPTH: usize = 16;
 
 impl<'s, 't> Lowerer<'s, 't> {
     /// Inlines `proc(args)` at the current position; returns the function result.
-    pub fn inline_call(&mut self, n: Node<'t>, proc: &Proc<'t>, args: &[Node<'t>]) -> R<Option<VarId>> {
+    /// Inside an array expression (`el`), scalar dummies take the element of the actual
+    /// argument (the function is applied element by element).
+    pub fn inline_call(
+        &mut self,
+        n: Node<'t>,
+        proc: &Proc<'t>,
+        args: &[Node<'t>],
+        el: Option<&[Expr]>,
+    ) -> R<Option<VarId>> {
         if self.inline_depth >= MAX_INLINE_DEPTH {
             return Err(self.err(n, format!("`{}` calls itself (recursion is not supported)", proc.name)));
         }
@@ -36,12 +45,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         // Actual arguments, evaluated in the caller's scope.
         let mut actuals = Vec::new();
-        for a in args {
-            actuals.push(self.actual(*a)?);
+        for (a, (name, _)) in args.iter().zip(&spec.dummies) {
+            let is_array = spec.local.get(name).is_some_and(|s| s.dims.is_some());
+            actuals.push(self.actual(*a, is_array, el)?);
         }
         let saved_names = std::mem::take(&mut self.names);
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
+        let saved_host_vars = std::mem::take(&mut self.host_vars);
         let saved_span = self.span;
         self.inline_depth += 1;
         let r = self.inline_body(n, proc, &spec, args, actuals);
@@ -50,10 +61,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.names = saved_names;
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
+        self.host_vars = saved_host_vars;
         r
     }
 
-    fn actual(&mut self, a: Node<'t>) -> R<Actual> {
+    fn actual(&mut self, a: Node<'t>, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
+        if !dummy_is_array && el.is_some() {
+            return Ok(Actual::Value(self.expr(a, el)?));
+        }
         if a.kind() == "identifier" {
             let key = self.text(a).to_ascii_lowercase();
             let is_index = self.loops.iter().any(|(x, _)| *x == key);
@@ -143,8 +158,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.names.extend(by_name);
         // Declared shapes of array dummies must be the caller's (no sequence association).
         for (sym, v, node) in arrays {
-            let dims = self.array_dims_of(&sym)?;
             let have = self.f.var(v).ty.dims().to_vec();
+            let dims = self.array_dims(&sym, Some(&have))?;
             let same = dims.len() == have.len()
                 && dims
                     .iter()
@@ -175,6 +190,39 @@ impl<'s, 't> Lowerer<'s, 't> {
             self.stmt(*s)?;
         }
         Ok(result)
+    }
+}
+
+impl<'s, 't> Lowerer<'s, 't> {
+    /// Inlines the calls of array-valued functions in `n` (the right-hand side of an
+    /// assignment) before the statement, so that the statement reads their results.
+    pub fn hoist_array_calls(&mut self, n: Node<'t>) -> R<()> {
+        let mut found = Vec::new();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "call_expression" {
+                let name = named(x).first().map(|c| self.text(*c).to_ascii_lowercase()).unwrap_or_default();
+                let local = self.loops.iter().any(|(l, _)| *l == name) || self.names.contains_key(&name);
+                if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Function && !local) {
+                    let spec = self.read_spec(proc)?;
+                    let rname = spec.result_name.clone().unwrap_or_else(|| proc.name.to_ascii_lowercase());
+                    if spec.local.get(&rname).is_some_and(|s| s.dims.is_some()) {
+                        found.push((x, proc));
+                        continue;
+                    }
+                }
+            }
+            let mut kids = named(x);
+            kids.reverse();
+            stack.extend(kids);
+        }
+        for (x, proc) in found {
+            let args = self.call_args(x);
+            if let Some(v) = self.inline_call(x, proc, &args, None)? {
+                self.hoisted.insert(x.id(), v);
+            }
+        }
+        Ok(())
     }
 }
 

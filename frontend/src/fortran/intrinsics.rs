@@ -151,6 +151,31 @@ impl<'s, 't> Lowerer<'s, 't> {
                     _ => x,
                 })
             }
+            "merge" => {
+                self.nargs(n, name, args, 3, 3)?;
+                let (a, b) = promote(self.expr(args[0], el)?, self.expr(args[1], el)?);
+                let mask = self.expr(args[2], el)?;
+                if mask.ty != Scalar::Bool || a.ty == Scalar::Bool {
+                    return Err(self.err(n, "`merge(tsource, fsource, mask)` needs numeric values and a logical mask"));
+                }
+                Ok(Expr::select(mask, a, b))
+            }
+            "huge" | "tiny" | "epsilon" => {
+                self.nargs(n, name, args, 1, 1)?;
+                let x = self.expr(args[0], None)?;
+                let f32_ = x.ty == Scalar::F32;
+                Ok(match (name, x.ty) {
+                    ("huge", Scalar::I64) => Expr::int(i64::MAX),
+                    ("huge", _) => Expr::float(if f32_ { f32::MAX as f64 } else { f64::MAX }, x.ty),
+                    ("tiny", t) if t.is_float() => {
+                        Expr::float(if f32_ { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE }, t)
+                    }
+                    ("epsilon", t) if t.is_float() => {
+                        Expr::float(if f32_ { f32::EPSILON as f64 } else { f64::EPSILON }, t)
+                    }
+                    _ => return Err(self.err(n, format!("`{name}` needs a real argument"))),
+                })
+            }
             // Kind inquiries, so that `integer, parameter :: dp = kind(1.0d0)` works.
             "kind" => {
                 self.nargs(n, name, args, 1, 1)?;
@@ -242,7 +267,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         // Inside an array statement each element needs its own reduction: a sequential
         // loop nest into an iteration-private scalar; elsewhere a parallel map.
-        let inside_map = self.loops.iter().any(|(_, v)| self.generated.contains(v));
+        let inside_map = self.map_depth > 0;
         let span = self.sp(n);
         let vars: Vec<(String, VarId)> = shape
             .iter()
@@ -250,11 +275,14 @@ impl<'s, 't> Lowerer<'s, 't> {
                 let nm = self.index_name(&[]);
                 let id = self.f.add_var(nm.clone(), Type::Scalar(Scalar::I64), VarRole::Index, span);
                 self.loops.push((nm, id));
-                self.generated.push(id);
                 (String::new(), id)
             })
             .collect();
         let offs: Vec<Expr> = vars.iter().map(|(_, v)| Expr::var(*v, Scalar::I64).sub(Expr::int(1))).collect();
+        // Statements the element expression needs (inlined calls, nested reductions)
+        // end up in the body of the map built below.
+        let map_body = usize::from(!inside_map);
+        self.map_depth += map_body;
         let body = self.with_block(|lw| {
             let mut v = lw.expr(args[0], Some(&offs))?;
             if let Some(b) = args.get(1) {
@@ -268,6 +296,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             lw.reduce_value = Some(v);
             Ok(())
         });
+        self.map_depth -= map_body;
         for _ in &vars {
             self.loops.pop();
         }

@@ -38,12 +38,24 @@ pub struct Lowerer<'s, 't> {
     /// The span of the statement being lowered.
     pub span: Span,
     pub depth: usize,
-    /// Index variables adjc introduced for array statements and reductions.
-    pub generated: Vec<VarId>,
+    /// How many maps (array statements, parallel reductions) enclose the statements
+    /// being emitted: reductions inside them become sequential loops.
+    pub map_depth: usize,
     /// The element value computed inside a reduction body.
     pub reduce_value: Option<Expr>,
     /// How many calls are being inlined around the current statement.
     pub inline_depth: usize,
+    /// Size parameters invented for assumed-shape dummies, with their documentation.
+    pub sizes: Vec<(VarId, String)>,
+    /// Variables of the enclosing modules (not supported: only their constants are).
+    pub host_vars: Vec<String>,
+    /// Calls of array-valued functions already inlined (by node id) and their results.
+    pub hoisted: BTreeMap<usize, VarId>,
+    /// Variables that are also `do` variables somewhere (their value after the loop is
+    /// not kept).
+    pub do_vars: BTreeSet<VarId>,
+    /// Allocatable locals not allocated yet, with their declared rank.
+    pub deferred: BTreeMap<VarId, usize>,
 }
 
 /// The header and specification part of a procedure.
@@ -82,9 +94,14 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         ret: None,
         span: proc.name_span,
         depth: 0,
-        generated: Vec::new(),
+        map_depth: 0,
         reduce_value: None,
         inline_depth: 0,
+        sizes: Vec::new(),
+        host_vars: Vec::new(),
+        hoisted: BTreeMap::new(),
+        do_vars: BTreeSet::new(),
+        deferred: BTreeMap::new(),
     };
     let stmts = lw.declare(proc)?;
     for s in stmts {
@@ -196,6 +213,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter).cloned().collect();
         self.define_constants(&host_params)?;
+        self.host_vars = host.iter().filter(|(_, s)| !s.parameter).map(|(k, _)| k.clone()).collect();
         let local_params: Vec<decl::Sym> = local.values().filter(|s| s.parameter).cloned().collect();
         self.define_constants(&local_params)
     }
@@ -249,11 +267,20 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.scalar_type(&s)?
             }
         };
-        if sym.as_ref().is_some_and(|s| s.dims.is_some()) {
-            return Err(Diagnostic::error(proc.name_span, "functions returning arrays are not supported yet")
-                .with_help("write a subroutine with an `intent(out)` array argument"));
+        let id = self.f.add_var(name, Type::Scalar(elem), role.clone(), proc.name_span);
+        if let Some(s) = sym.as_ref().filter(|s| s.dims.is_some()) {
+            // Array results exist for inlined calls only (they become a work array).
+            if role != VarRole::Temp {
+                return Err(Diagnostic::error(
+                    proc.name_span,
+                    "functions returning arrays are not supported as the entry",
+                )
+                .with_help("write a subroutine with an `intent(out)` array argument, or call the function from one"));
+            }
+            let dims = self.array_dims(s, None)?;
+            self.f.var_mut(id).ty = Type::Array { elem, dims, layout: Layout::ColMajor };
+            self.alloc_at_top(id, s.span);
         }
-        let id = self.f.add_var(name, Type::Scalar(elem), role, proc.name_span);
         self.names.insert(rname, Binding::Var(id));
         Ok(id)
     }
@@ -268,12 +295,22 @@ impl<'s, 't> Lowerer<'s, 't> {
             let elem = self.scalar_type(sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Local, sym.span);
             self.names.insert(key.clone(), Binding::Var(id));
-            if sym.dims.is_some() {
+            if sym.allocatable {
+                // Typed by its `allocate` statement.
+                self.deferred.insert(id, sym.dims.as_ref().map_or(0, |d| d.len()));
+            } else if sym.dims.is_some() {
                 array_syms.push((id, sym.clone()));
             }
         }
         for (id, sym) in array_syms {
-            let dims = self.array_dims(&sym)?;
+            if sym.allocatable {
+                return Err(Diagnostic::error(
+                    sym.span,
+                    format!("the allocatable argument `{}` is not supported yet", sym.name),
+                )
+                .with_help("pass an explicit-shape or assumed-shape array"));
+            }
+            let dims = self.array_dims(&sym, None)?;
             let elem = self.f.var(id).ty.elem();
             self.f.var_mut(id).ty = Type::Array { elem, dims, layout: Layout::ColMajor };
             if self.f.var(id).role == VarRole::Local {
@@ -310,7 +347,16 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(Diagnostic::error(span, format!("`{name}` has no type declaration"))
                 .with_help(format!("declare it, e.g. `real(8) :: {name}` (the procedure has `implicit none`)")));
         }
-        Ok(decl::Sym { name: name.to_string(), span, ty: None, dims: None, intent: None, parameter: false, init: None })
+        Ok(decl::Sym {
+            name: name.to_string(),
+            span,
+            ty: None,
+            dims: None,
+            intent: None,
+            parameter: false,
+            init: None,
+            allocatable: false,
+        })
     }
 
     /// Evaluates `parameter` constants; they may refer to each other in any order.
@@ -429,43 +475,57 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// Declared bounds → IR dims: lower bound (default 1) and extent `upper - lower + 1`,
-    /// over integer arguments and constants only.
-    pub fn array_dims_of(&mut self, sym: &decl::Sym<'t>) -> R<Vec<Dim>> {
-        self.array_dims(sym)
-    }
-
-    fn array_dims(&mut self, sym: &decl::Sym<'t>) -> R<Vec<Dim>> {
+    /// over integer arguments and constants only. Assumed-shape axes (`a(:)`) of the
+    /// entry's dummies get a size parameter `a_n0`, `a_n1`, ...; those of an inlined
+    /// callee's dummies take the extents of the actual argument (`caller`).
+    pub fn array_dims(&mut self, sym: &decl::Sym<'t>, caller: Option<&[Dim]>) -> R<Vec<Dim>> {
         let mut dims = Vec::new();
-        for d in sym.dims.clone().unwrap_or_default() {
+        let is_entry_dummy = matches!(self.names.get(&sym.name.to_ascii_lowercase()), Some(Binding::Var(v)) if self.f.var(*v).role == VarRole::Param);
+        for (k, d) in sym.dims.clone().unwrap_or_default().into_iter().enumerate() {
             match d {
                 DimSpec::Explicit { lower, upper } => {
-                    let lo = match lower {
-                        Some(l) => self.int_expr(l)?,
-                        None => Expr::int(1),
-                    };
+                    let lo = self.bound(sym, lower)?;
                     let hi = self.int_expr(upper)?;
-                    for v in lo.vars().into_iter().chain(hi.vars()) {
-                        let var = self.f.var(v);
-                        if !(var.role == VarRole::Param && var.ty == Type::Scalar(Scalar::I64)) {
-                            return Err(Diagnostic::error(
-                                sym.span,
-                                format!(
-                                    "the bounds of `{}` depend on `{}`, which is not an integer argument",
-                                    sym.name, var.name
-                                ),
-                            )
-                            .with_help("array bounds may use integer arguments and `parameter` constants"));
-                        }
-                    }
+                    self.check_bound_vars(sym, &hi)?;
                     let extent = crate::sym::canon(&hi.sub(lo.clone()).add(Expr::int(1)));
                     dims.push(Dim { lower: crate::sym::canon(&lo), extent });
                 }
-                DimSpec::Assumed => {
-                    return Err(Diagnostic::error(
-                        sym.span,
-                        format!("assumed-shape array `{}` is not supported yet", sym.name),
-                    )
-                    .with_help(format!("declare its extents from integer arguments, e.g. `{}(n)`", sym.name)))
+                DimSpec::Assumed { lower } => {
+                    let lo = self.bound(sym, lower)?;
+                    let extent = match caller.and_then(|c| c.get(k)) {
+                        Some(cd) => cd.extent.clone(),
+                        None if is_entry_dummy && caller.is_none() => {
+                            // Only real names count here (not words in comments): the
+                            // user passes this name to `--sizes`.
+                            let base = format!("{}_n{k}", sym.name);
+                            let taken = |n: &str| {
+                                self.names.contains_key(&n.to_ascii_lowercase())
+                                    || self.f.vars.iter().any(|v| v.name.eq_ignore_ascii_case(n))
+                            };
+                            let name = if taken(&base) {
+                                (1..).map(|j| format!("{base}_{j}")).find(|n| !taken(n)).unwrap_or(base)
+                            } else {
+                                base
+                            };
+                            let v = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Size, sym.span);
+                            self.sizes.push((v, format!("extent {} of `{}` (assumed shape)", k + 1, sym.name)));
+                            Expr::var(v, Scalar::I64)
+                        }
+                        None if caller.is_some() => {
+                            return Err(Diagnostic::error(
+                                sym.span,
+                                format!("the array argument for `{}` has a different rank", sym.name),
+                            ))
+                        }
+                        None => {
+                            return Err(Diagnostic::error(
+                                sym.span,
+                                format!("the local array `{}` has no shape (`:`)", sym.name),
+                            )
+                            .with_help(format!("declare its extents from integer arguments, e.g. `{}(n)`", sym.name)))
+                        }
+                    };
+                    dims.push(Dim { lower: crate::sym::canon(&lo), extent });
                 }
                 DimSpec::AssumedSize => {
                     return Err(Diagnostic::error(
@@ -477,6 +537,29 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
         }
         Ok(dims)
+    }
+
+    fn bound(&mut self, sym: &decl::Sym<'t>, lower: Option<Node<'t>>) -> R<Expr> {
+        let lo = match lower {
+            Some(l) => self.int_expr(l)?,
+            None => Expr::int(1),
+        };
+        self.check_bound_vars(sym, &lo)?;
+        Ok(lo)
+    }
+
+    fn check_bound_vars(&self, sym: &decl::Sym<'t>, e: &Expr) -> R<()> {
+        for v in e.vars() {
+            let var = self.f.var(v);
+            if !(matches!(var.role, VarRole::Param | VarRole::Size) && var.ty == Type::Scalar(Scalar::I64)) {
+                return Err(Diagnostic::error(
+                    sym.span,
+                    format!("the bounds of `{}` depend on `{}`, which is not an integer argument", sym.name, var.name),
+                )
+                .with_help("array bounds may use integer arguments and `parameter` constants"));
+            }
+        }
+        Ok(())
     }
 
     pub fn emit(&mut self, kind: StmtKind) {
@@ -525,7 +608,19 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         self.f.body = body;
         let written = irutil::written_in(&self.f.body);
-        let mut params = Vec::new();
+        let read: BTreeSet<VarId> = read_vars(&self.f.body).into_iter().collect();
+        for v in &self.do_vars {
+            if read.contains(v) && !written.contains(v) {
+                let var = self.f.var(*v);
+                return Err(Diagnostic::error(
+                    var.span,
+                    format!("`{}` is read outside its `do` loop, where it has no value in adjc", var.name),
+                )
+                .with_help("adjc does not keep the final value of a `do` variable; compute it explicitly"));
+            }
+        }
+        let mut params: Vec<Param> =
+            self.sizes.iter().map(|(v, doc)| Param { var: *v, intent: Intent::In, doc: doc.clone() }).collect();
         let mut notes = Vec::new();
         for (v, declared) in &self.dummies {
             let var = self.f.var(*v);
@@ -546,13 +641,13 @@ impl<'s, 't> Lowerer<'s, 't> {
                 Some(i) => *i,
                 None if var.ty == Type::Scalar(Scalar::I64) => Intent::In,
                 None => {
-                    let i = if is_written { Intent::InOut } else { Intent::In };
-                    notes.push(format!(
-                        "inferred intent({}) for {} ({})",
-                        i.name(),
-                        var.name,
-                        if is_written { "assigned in the body" } else { "never assigned" }
-                    ));
+                    let out = !var.ty.is_array() && first_use_is_assignment(&self.f.body, *v);
+                    let (i, why) = match (is_written, out) {
+                        (true, true) => (Intent::Out, "assigned before it is read"),
+                        (true, false) => (Intent::InOut, "assigned in the body"),
+                        _ => (Intent::In, "never assigned"),
+                    };
+                    notes.push(format!("inferred intent({}) for {} ({why})", i.name(), var.name));
                     i
                 }
             };
@@ -581,6 +676,28 @@ impl<'s, 't> Lowerer<'s, 't> {
         irutil::compact_vars(&mut self.f, &|v| used.contains(&v));
         Ok(self.f)
     }
+}
+
+/// Whether the first statement of `body` that mentions scalar `v` is an unconditional
+/// assignment of a value that does not read it (then `v` is an output only).
+fn first_use_is_assignment(body: &Block, v: VarId) -> bool {
+    for s in body {
+        let mut reads = false;
+        s.exprs(&mut |e| reads |= e.mentions(v));
+        let mut nested = false;
+        for b in s.blocks() {
+            walk_stmts(b, &mut |x| {
+                x.exprs(&mut |e| nested |= e.mentions(v));
+                nested |= x.written_var() == Some(v);
+            });
+        }
+        match &s.kind {
+            StmtKind::Assign { target, .. } if target.var == v && target.index.is_empty() => return !reads,
+            _ if reads || nested || s.written_var() == Some(v) => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The span of the first statement that writes `v`.

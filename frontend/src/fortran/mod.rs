@@ -1,29 +1,33 @@
-//! The Fortran frontend: tree-sitter-fortran parse (`syntax`) → program units (`scan`)
-//! → declarations (`decl`) → one IR function for the entry procedure (`lower`
-//! signature and variables, `stmt` statements, `expr` expressions and array
-//! sections, `intrinsics` elemental and array intrinsics).
+//! The Fortran frontend: tree-sitter-fortran parse (`syntax`; fixed form is first
+//! converted by `fixed`, keeping line numbers and code columns) → program units
+//! (`scan`) → declarations (`decl`) → one IR function for the entry procedure (`lower`
+//! signature and variables, `stmt` statements, `expr` expressions and array sections,
+//! `intrinsics` elemental and array intrinsics, `inline` calls of procedures of the
+//! same file).
 //!
-//! Supported: free-form source, subroutines and functions at top level, in modules and
-//! after `contains`; `implicit none` (else the implicit i-n rule); `real`, `real(4)`,
-//! `real(8)`, `real(kind=dp)`, `real*8`, `double precision`, `integer`, `logical`;
-//! `parameter` constants (also from modules in the same file); explicit-shape arrays
-//! with lower bounds (`a(0:n+1, m)`), kept column-major with their declared bounds;
+//! Supported: free-form and fixed-form source, case-insensitive; subroutines and
+//! functions at top level, in modules and after `contains`; `implicit none` (else the
+//! implicit i-n rule); `real`, `real(4)`, `real(8)`, `real(kind=dp)`, `real*8`,
+//! `double precision`, `integer`, `logical`; `parameter` constants (also from modules
+//! in the same file, `kind(1.0d0)`, `selected_real_kind`); explicit-shape arrays with
+//! lower bounds (`a(0:n+1, m)`), kept column-major with their declared bounds;
+//! assumed-shape dummies (`a(:, 0:)`, extents become size parameters `a_n0`, `a_n1`);
 //! `intent(in/out/inout)` or inferred from use. Statements: assignments to scalars,
 //! elements, sections (`x(2:n-1)`, strides) and whole arrays, with Fortran's rule that
 //! the right-hand side is evaluated before anything is stored; `do` loops with any
-//! constant step; `if` / `else if` / `else`. Intrinsics: elemental math, `max`/`min`
-//! with any number of arguments, `mod`, `sign`, conversions, `sum`, `product`,
-//! `maxval`, `minval`, `dot_product`, `matmul` (as loops), `transpose`, `size`.
+//! constant step (labelled `do 10 ... 10 continue` too); `do concurrent`; `if` /
+//! `else if` / `else`; `select case`; `where` / `elsewhere`; calls of subroutines and
+//! functions of the same file (inlined). Intrinsics: elemental math, `max`/`min` with
+//! any number of arguments, `mod`, `sign`, conversions, `sum`, `product`, `maxval`,
+//! `minval`, `dot_product`, `matmul` (as loops), `transpose`, `size`.
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
-//! (1-based loops stay 1-based).
+//! (1-based loops stay 1-based); names keep their spelling.
 //!
-//! Fixed form (`fixed_form`) is converted to free form first (`fixed`), keeping line
-//! numbers and code columns.
-//!
-//! Not supported (diagnosed with a location): the C preprocessor, calls, `goto`, `exit`,
-//! `cycle`, `common`, `equivalence`, pointers, allocatables, assumed-shape arrays, I/O,
-//! derived types, `where`, `select case`.
+//! Not supported (diagnosed with a location): the C preprocessor, calls to routines
+//! outside the file, `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`,
+//! pointers, allocatables, assumed-size arrays, I/O, derived types, array-valued
+//! functions.
 
 mod decl;
 mod expr;

@@ -11,6 +11,17 @@ use tree_sitter::Node;
 
 impl<'s, 't> Lowerer<'s, 't> {
     pub fn stmt(&mut self, n: Node<'t>) -> R<()> {
+        self.depth += 1;
+        let r = if self.depth > super::lower::MAX_DEPTH {
+            Err(self.err(n, "statements nested too deeply"))
+        } else {
+            self.stmt_inner(n)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self, n: Node<'t>) -> R<()> {
         self.span = self.sp(n);
         let unsupported = |lw: &Self, what: &str, help: &str| {
             Err(lw.err(n, format!("{what} not supported")).with_help(help.to_string()))
@@ -21,7 +32,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 let (Some(lhs), Some(rhs)) = (kids.first(), kids.get(1)) else {
                     return Err(self.err(n, "cannot read this assignment"));
                 };
-                self.assign(*lhs, *rhs)
+                self.hoist_array_calls(*rhs)?;
+                self.assign(*lhs, *rhs, None)
             }
             "do_loop" => self.do_loop(n),
             // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
@@ -33,7 +45,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Subroutine) {
                     let args =
                         named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default();
-                    self.inline_call(n, proc, &args)?;
+                    self.inline_call(n, proc, &args, None)?;
                     return Ok(());
                 }
                 let help = if self.unit.find(&name).is_some() {
@@ -68,18 +80,16 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             "pointer_association_statement" => unsupported(self, "pointers are", "use ordinary arrays"),
             "nullify_statement" => unsupported(self, "pointers are", "use ordinary arrays"),
-            "allocate_statement" | "deallocate_statement" => unsupported(
-                self,
-                "`allocate`/`deallocate` are",
-                "declare local arrays with an explicit shape from the size arguments",
-            ),
+            "allocate_statement" => self.allocate(n),
+            // Local arrays are freed at the end of the function.
+            "deallocate_statement" => Ok(()),
             "variable_declaration" => Err(self
                 .err(n, "a declaration after an executable statement")
                 .with_help("move the declarations to the top of the procedure")),
             "common_statement" => unsupported(self, "`common` blocks are", "pass the data as arguments"),
             "equivalence_statement" => unsupported(self, "`equivalence` is", "use separate variables"),
-            "where_statement" | "where_construct" => unsupported(self, "`where` is", "write a `do` loop with an `if`"),
-            "select_case_statement" => unsupported(self, "`select case` is", "use `if` / `else if`"),
+            "where_statement" => self.where_stmt(n),
+            "select_case_statement" => self.select_case(n),
             "forall_statement" => unsupported(self, "`forall` is", "write `do` loops"),
             "associate_statement" | "block_construct" => unsupported(self, "this construct is", "write it without it"),
             k => Err(self.err(n, format!("this statement is not supported (`{}`)", k.replace('_', " ")))),
@@ -97,7 +107,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
     }
 
-    fn assign(&mut self, lhs: Node<'t>, rhs: Node<'t>) -> R<()> {
+    /// `lhs = rhs`; inside `where`, `mask` is the mask and whether it is negated
+    /// (`elsewhere`).
+    fn assign(&mut self, lhs: Node<'t>, rhs: Node<'t>, mask: Option<(Node<'t>, bool)>) -> R<()> {
         let (var, subs) = match lhs.kind() {
             "identifier" => (self.target_var(lhs)?, None),
             "call_expression" => {
@@ -117,6 +129,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         let subs = match (subs, ty.is_array()) {
             (Some(s), _) => s,
             (None, false) => {
+                if let Some((m, _)) = mask {
+                    return Err(self
+                        .err(m, "a scalar is assigned inside `where`")
+                        .with_help("assign arrays inside `where`"));
+                }
                 if self.shape_of(rhs)?.is_some() {
                     return Err(self
                         .err(rhs, "an array value is assigned to a scalar")
@@ -139,6 +156,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         let counts: Vec<Expr> = subs.iter().filter(|s| matches!(s, Sub::Range { .. })).map(Sub::count).collect();
         let rhs_shape = self.shape_of(rhs)?;
+        if let Some((m, _)) = mask {
+            match self.shape_of(m)? {
+                Some(ms) if ms.len() == counts.len() => self.conform(m, &counts, &ms)?,
+                _ => {
+                    return Err(self
+                        .err(m, "the `where` mask must have the shape of the assigned array section")
+                        .with_help("assign array sections of the mask's shape inside `where`"))
+                }
+            }
+        }
         if counts.is_empty() {
             if rhs_shape.is_some() {
                 return Err(self
@@ -162,7 +189,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             self.conform(rhs, &counts, s)?;
         }
-        self.section_assign(var, &subs, rhs)
+        self.section_assign(var, &subs, rhs, mask)
     }
 
     fn convert(&self, n: Node<'t>, value: Expr, to: Scalar) -> R<Expr> {
@@ -174,8 +201,12 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// `var(subs) = rhs` as one Map over the section; through a temporary when the
     /// right-hand side reads other elements of `var` (it must see the old values).
-    fn section_assign(&mut self, var: VarId, subs: &[Sub], rhs: Node<'t>) -> R<()> {
+    fn section_assign(&mut self, var: VarId, subs: &[Sub], rhs: Node<'t>, mask: Option<(Node<'t>, bool)>) -> R<()> {
         let span = self.span;
+        if self.map_depth > 0 {
+            return Err(Diagnostic::error(span, "an array assignment inside a function applied element by element")
+                .with_help("write the function on scalars, or call it outside array expressions"));
+        }
         let elem = self.f.var(var).ty.elem();
         let mut dims = Vec::new();
         let mut offs = Vec::new();
@@ -204,15 +235,30 @@ impl<'s, 't> Lowerer<'s, 't> {
         let ids: Vec<VarId> = dims.iter().map(|d| d.var).collect();
         for (id, name) in ids.iter().zip(&taken) {
             self.loops.push((name.clone(), *id));
-            self.generated.push(*id);
         }
         let place = Place::element(var, index.clone());
+        self.map_depth += 1;
         let body = self.with_block(|lw| {
             let value = lw.expr(rhs, Some(&offs))?;
             let value = lw.convert(rhs, value, elem)?;
-            lw.emit(StmtKind::Assign { target: place.clone(), value });
+            let Some((m, negate)) = mask else {
+                lw.emit(StmtKind::Assign { target: place.clone(), value });
+                return Ok(());
+            };
+            let cond = lw.expr(m, Some(&offs))?;
+            if cond.ty != Scalar::Bool {
+                return Err(lw.err(m, "a `where` mask must be logical"));
+            }
+            let cond = if negate {
+                Expr::new(ExprKind::Unary(UnOp::Not, Box::new(cond)), Scalar::Bool, Span::NONE)
+            } else {
+                cond
+            };
+            let then_body = vec![Stmt::new(StmtKind::Assign { target: place.clone(), value }, lw.span)];
+            lw.emit(StmtKind::If { cond, then_body, else_body: Vec::new() });
             Ok(())
         });
+        self.map_depth -= 1;
         for _ in &ids {
             self.loops.pop();
         }
@@ -238,8 +284,20 @@ impl<'s, 't> Lowerer<'s, 't> {
         let name = self.temp_name(&format!("{}_tmp", self.f.var(var).name));
         let tmp = self.f.add_var(name, ty, VarRole::Temp, span);
         self.alloc_at_top(tmp, span);
-        if let Some(Stmt { kind: StmtKind::Assign { target, .. }, .. }) = body.last_mut() {
-            target.var = tmp;
+        match body.last_mut().map(|s| &mut s.kind) {
+            Some(StmtKind::Assign { target, .. }) => target.var = tmp,
+            // Masked: the temporary keeps the old value where the mask is false.
+            Some(StmtKind::If { then_body, else_body, .. }) => {
+                if let Some(Stmt { kind: StmtKind::Assign { target, .. }, .. }) = then_body.last_mut() {
+                    target.var = tmp;
+                }
+                let keep = Expr::load(var, index.clone(), elem);
+                else_body.push(Stmt::new(
+                    StmtKind::Assign { target: Place::element(tmp, index.clone()), value: keep },
+                    span,
+                ));
+            }
+            _ => {}
         }
         self.emit(StmtKind::Map(Map { dims: dims.clone(), body }));
         let mut dims2 = Vec::new();
@@ -274,12 +332,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(head, "`do while` loops are not supported yet")
                     .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"));
             }
-            if ctl.iter().any(|c| c.kind() == "concurrent_statement")
-                || self.text(head).to_ascii_lowercase().contains("concurrent")
-            {
-                return Err(self
-                    .err(head, "`do concurrent` is not supported yet")
-                    .with_help("write nested `do` loops"));
+            if let Some(conc) = ctl.iter().copied().find(|c| c.kind() == "concurrent_statement") {
+                return self.do_concurrent(n, conc, &kids);
             }
             return Err(self
                 .err(head, "a `do` loop without a loop control is not supported")
@@ -297,7 +351,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                 format!("the `do` variable `{}` is already used by an enclosing loop", self.text(var_node)),
             ));
         }
-        match self.lookup(var_node)? {
+        let declared = self.lookup(var_node)?;
+        if let Binding::Var(v) = declared {
+            self.do_vars.insert(v);
+        }
+        match declared {
             Binding::Var(v)
                 if self.f.var(v).ty == Type::Scalar(Scalar::I64)
                     && !self.f.is_param(v)
@@ -327,21 +385,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let spelled = self.text(var_node).to_string();
         let iv = self.f.add_var(spelled, Type::Scalar(Scalar::I64), VarRole::Index, self.sp(var_node));
         self.loops.push((name, iv));
-        let body = self.with_block(|lw| {
-            for s in kids.iter().skip(1) {
-                match s.kind() {
-                    "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
-                    // `10 continue` (or `10 x = ...`) closing a labelled `do`.
-                    "end_do_label_loop_statement" => {
-                        for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
-                            lw.stmt(t)?;
-                        }
-                    }
-                    _ => lw.stmt(*s)?,
-                }
-            }
-            Ok(())
-        });
+        let body = self.with_block(|lw| lw.loop_body(&kids));
         self.loops.pop();
         let body = body?;
         self.span = span;
@@ -386,6 +430,302 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(())
     }
 
+    /// `where (mask) ... [elsewhere ...] end where` and the one-line form: every
+    /// assignment inside is a masked array assignment. Fortran evaluates the mask once,
+    /// before the assignments; adjc evaluates it per assignment, so a construct with
+    /// several assignments may not assign what its mask reads.
+    fn where_stmt(&mut self, n: Node<'t>) -> R<()> {
+        let kids = named(n);
+        let Some(mask_paren) = kids.first().copied().filter(|k| k.kind() == "parenthesized_expression") else {
+            return Err(self.err(n, "cannot read this `where`"));
+        };
+        let mask = named(mask_paren).into_iter().next().unwrap_or(mask_paren);
+        let mut groups: Vec<(bool, Vec<Node<'t>>)> = vec![(false, Vec::new())];
+        for k in kids.iter().copied().skip(1) {
+            match k.kind() {
+                "end_where_statement" => {}
+                "elsewhere_clause" => {
+                    let inner = named(k);
+                    if inner.iter().any(|c| c.kind() == "parenthesized_expression") {
+                        return Err(self.err(k, "`elsewhere` with a mask is not supported yet"));
+                    }
+                    groups.push((true, inner));
+                }
+                _ => {
+                    if let Some(g) = groups.last_mut() {
+                        g.1.push(k);
+                    }
+                }
+            }
+        }
+        let assigns: Vec<(bool, Node<'t>)> =
+            groups.iter().flat_map(|(neg, stmts)| stmts.iter().map(move |s| (*neg, *s))).collect();
+        let mut mask_names = Vec::new();
+        identifiers_in(self.src, mask, &mut mask_names);
+        for (_, s) in &assigns {
+            if s.kind() != "assignment_statement" {
+                return Err(self.err(*s, "only array assignments are supported inside `where`"));
+            }
+        }
+        if assigns.len() > 1 {
+            for (_, s) in &assigns {
+                let target = named(*s).into_iter().next();
+                let name = target.map(|t| {
+                    let base = if t.kind() == "call_expression" { named(t).into_iter().next().unwrap_or(t) } else { t };
+                    self.text(base).to_ascii_lowercase()
+                });
+                if let Some(name) = name.filter(|nm| mask_names.contains(nm)) {
+                    return Err(self
+                        .err(*s, format!("`{name}` is assigned inside a `where` whose mask reads it"))
+                        .with_help("compute the mask into a logical array first, or split the `where`"));
+                }
+            }
+        }
+        for (neg, s) in assigns {
+            self.span = self.sp(s);
+            let kids = named(s);
+            let (Some(lhs), Some(rhs)) = (kids.first(), kids.get(1)) else {
+                return Err(self.err(s, "cannot read this assignment"));
+            };
+            self.assign(*lhs, *rhs, Some((mask, neg)))?;
+        }
+        Ok(())
+    }
+
+    /// `allocate(w(lo:hi, ...), ...)`: gives an allocatable local its shape (which may
+    /// only depend on integer arguments: the array is allocated once, at the top).
+    fn allocate(&mut self, n: Node<'t>) -> R<()> {
+        for a in named(n) {
+            if a.kind() != "sized_allocation" {
+                return Err(self.err(a, "only `allocate(name(bounds))` is supported (no `stat=`, `source=`, ...)"));
+            }
+            let kids = named(a);
+            let (Some(name), Some(size)) = (
+                kids.iter().copied().find(|k| k.kind() == "identifier"),
+                kids.iter().copied().find(|k| k.kind() == "size"),
+            ) else {
+                return Err(self.err(a, "cannot read this allocation"));
+            };
+            let v = match self.lookup(name)? {
+                Binding::Var(v) if self.deferred.contains_key(&v) => v,
+                _ => {
+                    return Err(self
+                        .err(name, format!("`{}` is not an allocatable local array", self.text(name)))
+                        .with_help("declare it `real(8), allocatable :: name(:)`"))
+                }
+            };
+            let rank = self.deferred.get(&v).copied().unwrap_or(0);
+            let specs = super::decl::dim_specs(self.src, size)?;
+            if specs.len() != rank {
+                return Err(self.err(size, format!("`{}` is declared with rank {rank}", self.text(name))));
+            }
+            let sym = super::decl::Sym {
+                name: self.f.var(v).name.clone(),
+                span: self.sp(name),
+                ty: None,
+                dims: Some(specs),
+                intent: None,
+                parameter: false,
+                init: None,
+                allocatable: false,
+            };
+            let dims = self.array_dims(&sym, None)?;
+            let elem = self.f.var(v).ty.elem();
+            self.f.var_mut(v).ty = Type::Array { elem, dims, layout: Layout::ColMajor };
+            self.deferred.remove(&v);
+            self.alloc_at_top(v, self.sp(a));
+        }
+        Ok(())
+    }
+
+    /// The statements of a loop body (skipping the `do` and `end do` lines).
+    fn loop_body(&mut self, kids: &[Node<'t>]) -> R<()> {
+        for s in kids.iter().skip(1) {
+            match s.kind() {
+                "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                // `10 continue` (or `10 x = ...`) closing a labelled `do`.
+                "end_do_label_loop_statement" => {
+                    for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
+                        self.stmt(t)?;
+                    }
+                }
+                _ => self.stmt(*s)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `do concurrent (i = a:b[:s], j = ...)`: a nest of loops, outermost first (the
+    /// parallelizer turns independent ones into maps).
+    fn do_concurrent(&mut self, n: Node<'t>, conc: Node<'t>, kids: &[Node<'t>]) -> R<()> {
+        let head = kids.first().copied().unwrap_or(n);
+        let span = self.sp(head);
+        let header = named(conc).into_iter().find(|c| c.kind() == "concurrent_header");
+        let parts = header.map(named).unwrap_or_default();
+        if parts.is_empty() {
+            return Err(self.err(conc, "cannot read this `do concurrent` header"));
+        }
+        let mut controls = Vec::new();
+        for p in parts {
+            if p.kind() != "concurrent_control" {
+                return Err(self
+                    .err(p, "masks in `do concurrent` are not supported yet")
+                    .with_help("put an `if` around the loop body"));
+            }
+            let c = named(p);
+            if c.len() < 3 || c.len() > 4 || c[0].kind() != "identifier" {
+                return Err(self.err(p, "cannot read this `do concurrent` index"));
+            }
+            controls.push(c);
+        }
+        let mut loops = Vec::new();
+        let mut failed = None;
+        for c in &controls {
+            let r = self.concurrent_index(c);
+            match r {
+                Ok(l) => {
+                    self.loops.push((self.text(c[0]).to_ascii_lowercase(), l.0));
+                    loops.push(l);
+                }
+                Err(d) => {
+                    failed = Some(d);
+                    break;
+                }
+            }
+        }
+        let body = match failed {
+            Some(d) => Err(d),
+            None => self.with_block(|lw| lw.loop_body(kids)),
+        };
+        for _ in &loops {
+            self.loops.pop();
+        }
+        let mut body = body?;
+        for (iv, start, stop, step) in loops.into_iter().rev() {
+            body = vec![Stmt::new(StmtKind::Loop(Loop { var: iv, start, stop, step: Expr::int(step), body }), span)];
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(body);
+        }
+        Ok(())
+    }
+
+    /// One `i = a:b[:s]` of a `do concurrent` header: the index variable and its range.
+    fn concurrent_index(&mut self, c: &[Node<'t>]) -> R<(VarId, Expr, Expr, i64)> {
+        let name = self.text(c[0]).to_ascii_lowercase();
+        if self.loops.iter().any(|(x, _)| *x == name) {
+            return Err(self.err(c[0], format!("the index `{}` is already used by an enclosing loop", self.text(c[0]))));
+        }
+        let start = self.int_expr(c[1])?;
+        let last = self.int_expr(c[2])?;
+        let step = match c.get(3) {
+            Some(s) => match self.int_expr(*s)?.as_int() {
+                Some(0) => return Err(self.err(*s, "the loop step cannot be zero")),
+                Some(k) => k,
+                None => return Err(self.err(*s, "the loop step must be an integer constant")),
+            },
+            None => 1,
+        };
+        let stop = if step > 0 { canon(&last.add(Expr::int(1))) } else { canon(&last.sub(Expr::int(1))) };
+        let iv = self.f.add_var(self.text(c[0]).to_string(), Type::Scalar(Scalar::I64), VarRole::Index, self.sp(c[0]));
+        Ok((iv, start, stop, step))
+    }
+
+    /// `select case` on an integer or logical: a chain of `if`s.
+    fn select_case(&mut self, n: Node<'t>) -> R<()> {
+        let kids = named(n);
+        let Some(sel) = kids.iter().copied().find(|k| k.kind() == "selector") else {
+            return Err(self.err(n, "cannot read this `select case`"));
+        };
+        let Some(sel_expr) = named(sel).into_iter().next() else {
+            return Err(self.err(sel, "cannot read this selector"));
+        };
+        if self.shape_of(sel_expr)?.is_some() {
+            return Err(self.err(sel_expr, "the selector of `select case` must be a scalar"));
+        }
+        let value = self.expr(sel_expr, None)?;
+        if value.ty.is_float() {
+            return Err(self.err(sel_expr, "`select case` needs an integer or logical selector"));
+        }
+        let mut arms: Vec<(Option<Expr>, Span, Vec<Node<'t>>)> = Vec::new();
+        for case in kids.iter().copied().filter(|k| k.kind() == "case_statement") {
+            let mut cond: Option<Expr> = None;
+            let mut is_default = false;
+            let mut body = Vec::new();
+            for p in named(case) {
+                match p.kind() {
+                    "default" => is_default = true,
+                    "case_value_range_list" => {
+                        for v in named(p) {
+                            let c = self.case_test(v, &value)?;
+                            cond = Some(match cond {
+                                None => c,
+                                Some(prev) => Expr::binary(BinOp::Or, prev, c),
+                            });
+                        }
+                    }
+                    _ => body.push(p),
+                }
+            }
+            let cond = if is_default { None } else { Some(cond.unwrap_or_else(|| Expr::boolean(false))) };
+            arms.push((cond, self.sp(case), body));
+        }
+        // The default arm runs when no other arm matches, wherever it is written.
+        let default = arms.iter().position(|a| a.0.is_none()).map(|k| arms.remove(k));
+        let mut else_body = match default {
+            Some((_, _, body)) => self.block_of(&body)?,
+            None => Vec::new(),
+        };
+        for (cond, case_span, body) in arms.into_iter().rev() {
+            let then_body = self.block_of(&body)?;
+            let cond = cond.unwrap_or_else(|| Expr::boolean(true));
+            else_body = vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, case_span)];
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(else_body);
+        }
+        Ok(())
+    }
+
+    fn block_of(&mut self, stmts: &[Node<'t>]) -> R<Block> {
+        self.with_block(|lw| {
+            for s in stmts {
+                lw.stmt(*s)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// One case value (`3`) or range (`2:4`, `:0`, `5:`) as a condition on the selector.
+    fn case_test(&mut self, v: Node<'t>, value: &Expr) -> R<Expr> {
+        if v.kind() != "extent_specifier" {
+            let x = self.case_value(v, value)?;
+            return Ok(Expr::binary(BinOp::Eq, value.clone(), x));
+        }
+        let bounds = super::decl::colon_parts(v);
+        let lo = match bounds.first().copied().flatten() {
+            Some(x) => Some(Expr::binary(BinOp::Ge, value.clone(), self.case_value(x, value)?)),
+            None => None,
+        };
+        let hi = match bounds.get(1).copied().flatten() {
+            Some(x) => Some(Expr::binary(BinOp::Le, value.clone(), self.case_value(x, value)?)),
+            None => None,
+        };
+        Ok(match (lo, hi) {
+            (Some(a), Some(b)) => Expr::binary(BinOp::And, a, b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => Expr::boolean(true),
+        })
+    }
+
+    fn case_value(&mut self, n: Node<'t>, selector: &Expr) -> R<Expr> {
+        let v = self.expr(n, None)?;
+        if !v.vars().is_empty() || v.ty != selector.ty {
+            return Err(self.err(n, format!("a case value must be a {} constant", selector.ty)));
+        }
+        Ok(v)
+    }
+
     /// `else if ... else ...` as nested `If`s in the else branch.
     fn else_chain(&mut self, clauses: &[Node<'t>]) -> R<Block> {
         let Some((first, rest)) = clauses.split_first() else { return Ok(Vec::new()) };
@@ -412,5 +752,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         })?;
         let else_body = self.else_chain(rest)?;
         Ok(vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, span)])
+    }
+}
+
+/// The lower-case identifiers in a subtree.
+fn identifiers_in(src: &str, n: Node, out: &mut Vec<String>) {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier" {
+            out.push(super::syntax::text(src, x).to_ascii_lowercase());
+        }
+        stack.extend(named(x));
     }
 }

@@ -1,0 +1,150 @@
+//! Tapes seen from the command line: `--report`, the memory formula in the header, and
+//! the shape of the generated C (sizes are runtime parameters, loops are never unrolled).
+
+mod common;
+
+use common::{adjc, root, scratch, text};
+use std::path::Path;
+
+/// A nonlinear ping-pong stencil: both arrays need their overwritten regions taped.
+const HEAT: &str = r#""""Nonlinear 1-D heat stencil, ping-ponging between A and B."""
+
+
+def heat(TSTEPS, A, B):
+    for t in range(1, TSTEPS):
+        B[1:-1] = 0.25 * (A[:-2] * A[2:]) + 0.5 * A[1:-1]
+        A[1:-1] = 0.25 * (B[:-2] * B[2:]) + 0.5 * B[1:-1]
+"#;
+
+fn heat_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = scratch(name);
+    let py = dir.join("heat.py");
+    std::fs::write(&py, HEAT).unwrap();
+    (dir, py.display().to_string())
+}
+
+#[test]
+fn report_says_what_each_tape_saves_why_and_how_big_it_is() {
+    let (dir, py) = heat_file("report");
+    let out = adjc(&["transpile", &py, "--report", "-o", dir.to_str().unwrap()]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("tapes of heat_b:"), "{t}");
+    let line = t.lines().find(|l| l.trim_start().starts_with("B_tape")).unwrap_or_else(|| panic!("{t}"));
+    let words: Vec<&str> = line.split("  ").map(str::trim).filter(|w| !w.is_empty()).collect();
+    assert_eq!(words[..3], ["B_tape", "f64", "max(0, TSTEPS - 1) * max(0, A_n0 - 2) elements"], "{line}");
+    assert!(
+        words[3].starts_with("saves B[1:-1] before heat.py:6 overwrites it; read by the adjoint of line 7"),
+        "{line}"
+    );
+    // The header documents the same formula in bytes.
+    let h = std::fs::read_to_string(dir.join("heat.h")).unwrap();
+    assert!(h.contains(" * extra memory: B_tape: 8 * max(0, TSTEPS - 1) * max(0, A_n0 - 2) bytes\n"), "{h}");
+    assert!(h.contains(" * extra memory: A_tape: 8 * max(0, TSTEPS - 1) * max(0, A_n0 - 2) bytes\n"), "{h}");
+    // A linear stencil saves nothing.
+    let out = adjc(&["transpile", "examples/python/jacobi_1d.py", "--report", "--emit", "ir"]);
+    assert!(
+        text(&out).contains("tapes of jacobi_1d_b:\n  none: the reverse sweep needs no saved value\n"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// The generated C of `check` with `--sizes`, without the header line quoting the command.
+fn c_for_sizes(file: &str, stem: &str, sizes: &str, keep: &Path) -> String {
+    let out = adjc(&["check", file, "--sizes", sizes, "--no-python", "--keep", keep.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(keep.join(format!("{stem}.c"))).unwrap();
+    c.lines().filter(|l| !l.starts_with(" * command: ")).map(|l| format!("{l}\n")).collect()
+}
+
+/// The lines of C function `name` (from its signature to the closing brace).
+fn function<'a>(c: &'a str, name: &str) -> Vec<&'a str> {
+    let lines: Vec<&str> = c.lines().collect();
+    let start = lines.iter().position(|l| l.starts_with(&format!("int {name}("))).expect("function found");
+    let len = lines[start..].iter().position(|l| *l == "}").expect("function end");
+    lines[start..start + len].to_vec()
+}
+
+/// Counts of the `for` loops of a function.
+#[derive(Debug, Default, PartialEq)]
+struct Loops {
+    all: usize,
+    /// Loops whose comment is a tape note (save, restore, give back).
+    tape: usize,
+    /// Other bookkeeping with a note (zeroing of local adjoints, snapshots).
+    other: usize,
+    /// Loops after the first of a map split into several (one loop of the adjoint).
+    split: usize,
+}
+
+/// A loop's comment is the nearest comment above it, past pragmas and the heads of the
+/// loops and `if`s it is nested in; source-line quotes (`heat.py:6 ...`) mark the loops of
+/// source statements. Loops that follow a loop of a split map at the same depth belong to
+/// that map.
+fn count_loops(f: &[&str], source: &str) -> Loops {
+    let mut n = Loops::default();
+    let mut in_split: std::collections::BTreeMap<usize, bool> = Default::default();
+    for (k, l) in f.iter().enumerate() {
+        let depth = l.len() - l.trim_start().len();
+        let t = l.trim();
+        if !t.starts_with("for (") {
+            if !(t.starts_with("ADJC_OMP(") || t == "}" || t.starts_with("/*")) {
+                in_split.insert(depth, false);
+            }
+            continue;
+        }
+        n.all += 1;
+        let mut above = f[..k].iter().rev().map(|l| l.trim()).filter(|l| !l.starts_with("ADJC_OMP("));
+        if above.clone().next() == Some("}") && in_split.get(&depth) == Some(&true) {
+            n.split += 1;
+            continue;
+        }
+        let comment =
+            above.find(|l| !(l.starts_with("for (") || l.starts_with("if ("))).and_then(|l| l.strip_prefix("/* "));
+        let comment = comment.unwrap_or("");
+        in_split.insert(depth, comment.starts_with("split so that"));
+        if comment.is_empty() || comment.starts_with(&format!("{source}:")) || comment.starts_with("split so that") {
+            continue;
+        }
+        if ["tape:", "stack tape:", "restore ", "give "].iter().any(|p| comment.starts_with(p)) {
+            n.tape += 1;
+        } else {
+            n.other += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn the_c_does_not_depend_on_the_sizes_and_no_loop_is_unrolled() {
+    let (dir, py) = heat_file("unroll");
+    let seidel = root().join("examples/python/seidel_2d.py").display().to_string();
+    let cases = [
+        (py.as_str(), "heat", ["A_n0=10,TSTEPS=3", "A_n0=23,TSTEPS=7"]),
+        (seidel.as_str(), "seidel_2d", ["N=7,A_n0=7,A_n1=7,TSTEPS=3", "N=12,A_n0=12,A_n1=12,TSTEPS=5"]),
+    ];
+    for (file, stem, sizes) in cases {
+        let c: Vec<String> = sizes
+            .iter()
+            .enumerate()
+            .map(|(k, s)| c_for_sizes(file, stem, s, &dir.join(format!("{stem}{k}"))))
+            .collect();
+        assert_eq!(c[0], c[1], "{stem}: the C depends on the sizes");
+        let source = format!("{stem}.py");
+        let forward = count_loops(&function(&c[0], stem), &source);
+        let adjoint = count_loops(&function(&c[0], &format!("{stem}_b")), &source);
+        // Each forward loop runs once in each sweep; everything else is bookkeeping with a
+        // note (or a map of the reverse sweep split to avoid atomics).
+        assert_eq!(forward.tape + forward.other + forward.split, 0, "{stem}: {forward:?}");
+        let n = &adjoint;
+        assert_eq!(n.all, 2 * forward.all + n.tape + n.other + n.split, "{stem}: {forward:?} {adjoint:?}\n{}", c[0]);
+        if stem == "heat" {
+            // Save and restore of B[1:-1] and A[1:-1], and the copies that give them back.
+            assert_eq!((forward.all, n.tape, n.other), (3, 6, 0), "{}", c[0]);
+        } else {
+            // Linear: no tape.
+            assert_eq!(n.tape, 0, "{}", c[0]);
+        }
+    }
+}
