@@ -17,7 +17,9 @@
 //! `S` itself, or of a statement executed since that value was written (before `S`, or in
 //! earlier iterations of the enclosing loops). This is a forward data flow over the
 //! primal ([`Ad::flow_stmt`], with a fixpoint over loops); it is per variable, and only
-//! writes to scalars end the life of a value, which is conservative.
+//! writes to scalars, and writes to arrays nothing needed whose adjoint reads only the
+//! element written, end the life of a value, which is conservative. A scalar the reverse
+//! sweep can recompute cheaply is never saved ([`crate::recompute`]).
 
 use crate::deriv::{partials, times, Partial};
 use crate::nest::Frame;
@@ -347,7 +349,9 @@ impl<'p> Ad<'p> {
     /// the adjoint of some statement executed since that value was written reads (the
     /// adjoint of `S` reads its operands as they were before `S`). A statement that
     /// overwrites a live variable must save it. Writing a scalar kills it (its new value
-    /// is not needed by anything yet); array writes kill nothing (per-variable analysis).
+    /// is not needed by anything yet); so does writing an array that was not live when the
+    /// statement's adjoint reads it only at the element written (or a map's, at each
+    /// iteration's own element). Other array writes kill nothing (per-variable analysis).
     pub fn flow_stmt(&self, s: &Stmt, live: &mut VarSet) {
         match &s.kind {
             StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {

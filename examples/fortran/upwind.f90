@@ -1,6 +1,6 @@
 ! Upwind advection in modern Fortran: a module with a kind parameter, halo cells via
-! lower bounds, `select case` on the scheme, section arithmetic, `do concurrent` and a
-! `where` on the sign of the velocity.
+! lower bounds, an allocatable work array, `select case` on the scheme, section
+! arithmetic, `do concurrent` and a `where` on the sign of the velocity.
 ! adjc check: --sizes im=24,nsteps=3,order=2 --init q=uniform(0.5,1.5)
 module advection
   implicit none
@@ -11,9 +11,10 @@ contains
     real(wp), intent(inout) :: q(-1:im + 2)
     real(wp), intent(in) :: vel(im)
     real(wp), intent(in) :: dt
-    real(wp) :: flux(0:im)
+    real(wp), allocatable :: flux(:)
     integer :: n, i
 
+    allocate(flux(0:im))
     do n = 1, nsteps
       ! periodic halo
       q(-1:0) = q(im - 1:im)
@@ -33,5 +34,6 @@ contains
         q(i) = q(i) * (1.0_wp - 0.01_wp * tanh(q(i)))
       end do
     end do
+    deallocate(flux)
   end subroutine upwind
 end module advection

@@ -476,3 +476,48 @@ end subroutine
     );
     assert_close(&out["b"].floats(), &[1.0, 2.0, 3.0]);
 }
+
+#[test]
+fn allocatable_locals_take_their_shape_from_allocate() {
+    let src = "\
+subroutine k(n, x)
+  integer, intent(in) :: n
+  real(8), intent(inout) :: x(n)
+  real(8), allocatable :: w(:)
+  allocate(w(0:n + 1))
+  w(0) = 0
+  w(n + 1) = 0
+  w(1:n) = x
+  x = w(0:n - 1) + w(2:n + 1)
+  deallocate(w)
+end subroutine
+";
+    let m = lower(src);
+    let text = adjc_ir::print::print_module(&m);
+    assert!(text.contains("alloc w: f64[n + 2] colmajor"), "{text}");
+    let out = run(&m.functions[0], &[("n", Data::i(3)), ("x", Data::arr(&[3], vec![1.0, 2.0, 3.0]))]);
+    assert_close(&out["x"].floats(), &[2.0, 4.0, 2.0]);
+}
+
+#[test]
+fn timers_hooks_and_text_output_are_left_out() {
+    let src = "\
+subroutine k(n, x)
+  integer :: n
+  real(8) :: x(n)
+  real(8) :: t0, t1, zhook
+  call dr_hook('k', 0, zhook)
+  call cpu_time(t0)
+  print *, 'scaling'
+  x = 2 * x
+  call cpu_time(t1)
+  call dr_hook('k', 1, zhook)
+end subroutine
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert!(f.notes.iter().any(|n| n.contains("line 6: `call cpu_time(t0)` left out")), "{:?}", f.notes);
+    assert!(f.notes.iter().any(|n| n.contains("line 7: `print *, 'scaling'` left out")), "{:?}", f.notes);
+    let out = run(f, &[("n", Data::i(2)), ("x", Data::arr(&[2], vec![1.0, 2.0]))]);
+    assert_close(&out["x"].floats(), &[2.0, 4.0]);
+}

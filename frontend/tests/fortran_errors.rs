@@ -47,7 +47,7 @@ fn storage_association_and_pointers() {
     let ptr = "subroutine k(x)\n  real(8), pointer :: x(:)\n  x = 1\nend subroutine\n";
     expect_help(ptr, "pointers are not supported", 2, 12);
     let alloc = "subroutine k(x)\n  real(8), allocatable :: x(:)\n  x = 1\nend subroutine\n";
-    expect_help(alloc, "allocatable arrays are not supported", 2, 12);
+    expect_help(alloc, "the allocatable argument `x` is not supported yet", 2, 27);
 }
 
 #[test]
@@ -183,4 +183,21 @@ fn array_valued_entry_functions() {
 fn do_variables_have_no_value_after_the_loop() {
     let src = "subroutine k(n, x)\n  integer :: n, i\n  real(8) :: x(n)\n  do i = 1, n\n    x(i) = 1\n  end do\n  x(1) = i\nend subroutine\n";
     expect_help(src, "`i` is read outside its `do` loop", 2, 17);
+}
+
+#[test]
+fn allocate_restrictions() {
+    let loop_bound = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  real(8), allocatable :: w(:)\n  integer :: m\n  m = n\n  allocate(w(m))\n  w = x\n  x = w\nend subroutine\n";
+    expect_help(loop_bound, "the bounds of `w` depend on `m`", 7, 12);
+    let not_alloc = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  allocate(x(n))\nend subroutine\n";
+    expect_help(not_alloc, "`x` is not an allocatable local array", 4, 12);
+}
+
+#[test]
+fn left_out_calls_must_not_feed_the_math() {
+    let src = "subroutine k(x)\n  real(8) :: x, t0\n  call cpu_time(t0)\n  x = x * t0\nend subroutine\n";
+    expect_help(src, "`t0` is set by `call cpu_time`, which adjc leaves out", 3, 3);
+    let out_arg = "subroutine k(x, t)\n  real(8) :: x, t\n  call cpu_time(t)\n  x = 2 * x\nend subroutine\n";
+    expect_help(out_arg, "`t` is set by `call cpu_time`", 3, 3);
+    expect_help(&sub("  print *, 'y =', y\n"), "input/output statements are not supported", 6, 3);
 }

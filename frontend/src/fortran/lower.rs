@@ -56,6 +56,8 @@ pub struct Lowerer<'s, 't> {
     pub do_vars: BTreeSet<VarId>,
     /// Allocatable locals not allocated yet, with their declared rank.
     pub deferred: BTreeMap<VarId, usize>,
+    /// Variables set by left-out timer and hook calls (call name, call span).
+    pub left_out: Vec<(VarId, String, Span)>,
 }
 
 /// The header and specification part of a procedure.
@@ -102,6 +104,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         hoisted: BTreeMap::new(),
         do_vars: BTreeSet::new(),
         deferred: BTreeMap::new(),
+        left_out: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
     for s in stmts {
@@ -609,6 +612,18 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.f.body = body;
         let written = irutil::written_in(&self.f.body);
         let read: BTreeSet<VarId> = read_vars(&self.f.body).into_iter().collect();
+        for (v, call, span) in &self.left_out {
+            if read.contains(v) || self.dummies.iter().any(|(d, _)| d == v) {
+                return Err(Diagnostic::error(
+                    *span,
+                    format!(
+                        "`{}` is set by `call {call}`, which adjc leaves out, and the kernel uses it",
+                        self.f.var(*v).name
+                    ),
+                )
+                .with_help("measure time in the caller, outside the differentiated kernel"));
+            }
+        }
         for v in &self.do_vars {
             if read.contains(v) && !written.contains(v) {
                 let var = self.f.var(*v);
@@ -662,6 +677,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             params.push(Param { var: r, intent: Intent::Out, doc: "function result".to_string() });
         }
         self.f.params = params;
+        // Notes on left-out statements come after the inferred intents.
+        notes.append(&mut self.f.notes);
         self.f.notes = notes;
         let mut used = BTreeSet::new();
         irutil::block_vars(&self.f.body, &mut used);

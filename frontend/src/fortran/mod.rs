@@ -12,6 +12,7 @@
 //! in the same file, `kind(1.0d0)`, `selected_real_kind`); explicit-shape arrays with
 //! lower bounds (`a(0:n+1, m)`), kept column-major with their declared bounds;
 //! assumed-shape dummies (`a(:, 0:)`, extents become size parameters `a_n0`, `a_n1`);
+//! allocatable locals (shaped by `allocate` from integer arguments, freed at the end);
 //! `intent(in/out/inout)` or inferred from use. Statements: assignments to scalars,
 //! elements, sections (`x(2:n-1)`, strides) and whole arrays, with Fortran's rule that
 //! the right-hand side is evaluated before anything is stored; `do` loops with any
@@ -26,7 +27,7 @@
 //!
 //! Not supported (diagnosed with a location): the C preprocessor, calls to routines
 //! outside the file, `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`,
-//! pointers, allocatables, assumed-size arrays, I/O, derived types, array-valued
+//! pointers, allocatable arguments, assumed-size arrays, I/O, derived types, array-valued
 //! functions.
 
 mod decl;

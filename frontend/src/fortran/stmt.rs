@@ -48,6 +48,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                     self.inline_call(n, proc, &args, None)?;
                     return Ok(());
                 }
+                if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()) {
+                    return self.leave_out(n, &name);
+                }
                 let help = if self.unit.find(&name).is_some() {
                     "inline the subroutine body into the kernel"
                 } else {
@@ -74,6 +77,14 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
             "stop_statement" => unsupported(self, "`stop` is", "a kernel must run to its end"),
+            "print_statement" | "write_statement" if !self.prints_data(n) => {
+                self.f.notes.push(format!(
+                    "line {}: `{}` left out (output of text only)",
+                    self.span.line,
+                    self.text(n).trim()
+                ));
+                Ok(())
+            }
             "print_statement" | "write_statement" | "read_statement" | "open_statement" | "close_statement"
             | "format_statement" | "inquire_statement" | "rewind_statement" => {
                 unsupported(self, "input/output statements are", "remove I/O from the kernel (do it in the caller)")
@@ -538,6 +549,34 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(())
     }
 
+    /// A timer or profiling hook: not part of the math, left out of the kernel. The
+    /// variables it sets must not be used by the math (checked at the end).
+    fn leave_out(&mut self, n: Node<'t>, name: &str) -> R<()> {
+        let args = named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default();
+        for a in args {
+            let target = if a.kind() == "keyword_argument" { named(a).last().copied() } else { Some(a) };
+            if let Some(t) = target.filter(|t| t.kind() == "identifier") {
+                if let Ok(Binding::Var(v)) = self.lookup(t) {
+                    self.left_out.push((v, name.to_string(), self.sp(n)));
+                }
+            }
+        }
+        self.f.notes.push(format!(
+            "line {}: `{}` left out (timer or profiling hook, not part of the math)",
+            self.span.line,
+            self.text(n).trim()
+        ));
+        Ok(())
+    }
+
+    /// Whether a `print`/`write` outputs anything but literals.
+    fn prints_data(&self, n: Node<'t>) -> bool {
+        let Some(items) = named(n).into_iter().find(|c| c.kind() == "output_item_list") else { return false };
+        let mut names = Vec::new();
+        identifiers_in(self.src, items, &mut names);
+        !names.is_empty()
+    }
+
     /// The statements of a loop body (skipping the `do` and `end do` lines).
     fn loop_body(&mut self, kids: &[Node<'t>]) -> R<()> {
         for s in kids.iter().skip(1) {
@@ -765,3 +804,7 @@ fn identifiers_in(src: &str, n: Node, out: &mut Vec<String>) {
         stack.extend(named(x));
     }
 }
+
+/// Calls that measure or trace the run and do not change the math.
+const TIMERS_AND_HOOKS: [&str; 6] =
+    ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop"];
