@@ -45,6 +45,7 @@
 //!
 //! * `options`: `--wrt` / `--of` resolution and defaults;
 //! * `activity`: which variables need an adjoint;
+//! * `blas`: adjoints of library calls (gemm, gemv, dot, ger) as library calls;
 //! * `rules`: the table of scalar derivatives; `deriv` chains it through expressions;
 //! * `reverse`: statement reversal and the to-be-recorded analysis;
 //! * `map`: reversal of parallel maps; `minmax`: `max=`/`min=` reduction loops;
@@ -56,6 +57,7 @@
 mod activity;
 mod affine;
 mod assemble;
+mod blas;
 mod deriv;
 mod map;
 mod minmax;

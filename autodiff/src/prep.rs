@@ -28,10 +28,6 @@ fn go(b: &Block, allocs: &mut Vec<VarId>) -> Result<Block, Diagnostic> {
                 }
             }
             StmtKind::Free(_) => {}
-            StmtKind::Call(_) => {
-                return Err(Diagnostic::error(s.span, "library calls (matmul) are not supported by autodiff yet")
-                    .with_help("write the product with explicit loops until the BLAS support lands"))
-            }
             StmtKind::Push { .. } | StmtKind::Pop { .. } => {
                 return Err(Diagnostic::error(s.span, "the primal function already uses tapes (push/pop)"))
             }

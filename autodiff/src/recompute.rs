@@ -32,10 +32,15 @@ fn size(e: &Expr) -> usize {
 /// of those is not a plain assignment.
 fn scalar_writes(b: &Block, out: &mut BTreeMap<VarId, (usize, bool)>) {
     walk_stmts(b, &mut |s| {
+        // A library call (`dot`) writing a scalar is not a plain assignment either.
+        let call_out = match &s.kind {
+            StmtKind::Call(c) => Some(Place::scalar(c.out)),
+            _ => None,
+        };
         let target = match &s.kind {
             StmtKind::Assign { target, .. } => Some((target, true)),
             StmtKind::Accumulate { target, .. } | StmtKind::Pop { target, .. } => Some((target, false)),
-            _ => None,
+            _ => call_out.as_ref().map(|p| (p, false)),
         };
         if let Some((t, plain)) = target {
             if t.is_scalar() {

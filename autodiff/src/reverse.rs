@@ -331,6 +331,7 @@ impl<'p> Ad<'p> {
                 out
             }
             StmtKind::Section { body, .. } => self.ar_block(body),
+            StmtKind::Call(c) => self.ar_call(c),
             _ => VarSet::new(),
         }
     }
@@ -394,6 +395,14 @@ impl<'p> Ad<'p> {
                 *live = lt.union(&le).copied().collect();
             }
             StmtKind::Section { body, .. } => self.flow_block(body, live),
+            // No adjoint reads the output of a library call: a scalar output's new value
+            // is not needed yet; an array's other elements keep their liveness.
+            StmtKind::Call(c) => {
+                live.extend(self.ar(s));
+                if self.f.var(c.out).ty.rank() == 0 {
+                    live.remove(&c.out);
+                }
+            }
             _ => {}
         }
     }
@@ -514,9 +523,7 @@ impl<'p> Ad<'p> {
             }
             StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
-            StmtKind::Call(_) => {
-                Err(Diagnostic::error(s.span, "library calls are not supported by autodiff yet").into())
-            }
+            StmtKind::Call(c) => self.rev_call(s, c, live),
             StmtKind::Push { .. } | StmtKind::Pop { .. } => {
                 Err(Diagnostic::error(s.span, "the primal function already uses tapes").into())
             }

@@ -24,7 +24,12 @@ pub(crate) fn reads(s: &Stmt) -> VarSet {
         StmtKind::Accumulate { target, .. } => {
             out.insert(target.var);
         }
-        StmtKind::Call(c) => out.extend(c.args.iter().copied()),
+        StmtKind::Call(c) => {
+            out.extend(c.args.iter().copied());
+            if c.reads_out() {
+                out.insert(c.out);
+            }
+        }
         _ => {}
     }
     for b in s.blocks() {

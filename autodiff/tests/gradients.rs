@@ -203,3 +203,23 @@ fn gather_scatters_shared_adjoints() {
 fn fortran_inout_and_out_scalars() {
     check(&k::fortran_scalars(), &[("n", Value::Int(5))]);
 }
+
+#[test]
+fn library_calls_have_library_call_adjoints() {
+    let ad = check(&k::blas_chain(), &[n(4), ("K", Value::Int(3)), m(5)]);
+    let t = text(&ad);
+    // gemm: A_b += T_b @ B, B_b += T_b.T @ A (B enters transposed); gemv: A_b += outer(y_b, x),
+    // x_b += A.T @ y_b; ger: y_b += T_b @ B[:, 1], B_b[:, 1] += T_b.T @ y.
+    for want in [
+        "A_b[0:N, 0:K] = 1.0 * gemm(T_b[0:N, 0:M], B[0:M, 0:K]) + 1.0 * A_b[0:N, 0:K]",
+        "B_b[0:M, 0:K].T = 1.0 * gemm(A[0:N, 0:K].T, T_b[0:N, 0:M]) + 1.0 * B_b[0:M, 0:K].T",
+        "A_b[0:N, 0:K] = 2.0 * ger(y_b[0:N], x[0:K]) + 1.0 * A_b[0:N, 0:K]",
+        "x_b[0:K] = 2.0 * gemv(A[0:N, 0:K].T, y_b[0:N]) + 1.0 * x_b[0:K]",
+        "y_b[0:N] = 0.5 * gemv(T_b[0:N, 0:M], B[0:M, 1]) + 1.0 * y_b[0:N]",
+        "B_b[0:M, 1] = 0.5 * gemv(T_b[0:N, 0:M].T, y[0:N]) + 1.0 * B_b[0:M, 1]",
+    ] {
+        assert!(t.contains(want), "missing `{want}` in\n{t}");
+    }
+    // No element loops other than the dot adjoint, the seed scaling and the tape copies.
+    assert!(!t.contains("loop"), "{t}");
+}

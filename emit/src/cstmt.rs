@@ -143,9 +143,10 @@ impl<'a> Emitter<'a> {
             StmtKind::Map(m) => self.map(m, line)?,
             StmtKind::If { cond, then_body, else_body } => self.if_stmt(cond, then_body, else_body, line)?,
             StmtKind::Alloc(_) | StmtKind::Free(_) => {}
-            StmtKind::Call(_) => {
-                return Err(Diagnostic::error(s.span, "library calls are not supported yet")
-                    .with_help("the C backend cannot emit matmul-type operations yet; write the loops out"));
+            StmtKind::Call(c) => {
+                let out = self.place(&Place::scalar(c.out));
+                let text = crate::blas::call(self.cx, c, s.span, &out)?;
+                self.line(text);
             }
             StmtKind::Push { tape, value } => {
                 let text = format!(

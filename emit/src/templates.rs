@@ -58,10 +58,11 @@ pub(crate) fn render(
     guard: &str,
     renames: &[String],
     functions: &[FnView],
+    uses_blas: bool,
 ) -> Result<(String, String), Diagnostic> {
     let env = environment()?;
     let fns: Vec<Value> = functions.iter().map(function_value).collect();
-    let ctx = context! { banner => banner.to_vec(), stem => stem, guard => guard, renames => renames.to_vec(), functions => fns };
+    let ctx = context! { banner => banner.to_vec(), stem => stem, guard => guard, renames => renames.to_vec(), functions => fns, uses_blas => uses_blas };
     let c = env.get_template("source.c.j2").and_then(|t| t.render(&ctx)).map_err(internal)?;
     let h = env.get_template("header.h.j2").and_then(|t| t.render(&ctx)).map_err(internal)?;
     Ok((c, h))

@@ -497,3 +497,65 @@ int main(void)
         assert!(run_with("clip_b", &files, &main, openmp, &["-DADJC_STATS"]).contains("ok"));
     }
 }
+
+const BLAS_MAIN: &str = r#"
+#include "blas.h"
+int main(void)
+{
+    enum { N = 5, K = 4, M = 3 };
+    double A[N * K], B[M * K], C[N * M], D[N * N], x[K], y[N], ry[N], s = 0.0;
+    for (int i = 0; i < N * K; i++) A[i] = (double)((i * 7) % 11) - 4.5;
+    for (int i = 0; i < M * K; i++) B[i] = (double)((i * 5) % 7) * 0.25 - 0.5;
+    for (int i = 0; i < K; i++) x[i] = 1.0 + 0.5 * i;
+    for (int i = 0; i < N; i++) y[i] = ry[i] = 0.1 * i - 0.2;
+    for (int i = 0; i < N * M; i++) C[i] = 99.0;
+    if (blas(N, K, M, A, B, C, D, x, y, &s) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) {
+        double t = 0.0;
+        for (int p = 0; p < K; p++) t += A[i * K + p] * x[p];
+        ry[i] = 2.0 * t + 0.5 * ry[i];
+        check("y", y[i], ry[i], 1e-12);
+    }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < M; j++) {
+            double t = 0.0;
+            for (int p = 0; p < K; p++) t += A[i * K + p] * B[j * K + p];
+            check("C", C[i * M + j], t + ry[i] * B[j], 1e-12);
+        }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            double t = 0.0;
+            for (int p = 0; p < K; p++) t += A[i * K + p] * A[j * K + p];
+            check("D (column-major)", D[i + j * N], t, 1e-12);
+        }
+    double t = 0.0;
+    for (int p = 0; p < K; p++) t += A[K + p] * x[p];
+    check("s", s, t, 1e-12);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn blas_calls_compute_the_products_with_the_fallback() {
+    run_both("blas", &blas(), &format!("{CHECK}{BLAS_MAIN}"));
+    let files = emit(&blas(), "blas");
+    let out = run_with("blas", &files, &format!("{CHECK}{BLAS_MAIN}"), true, &["-DADJC_BLAS=none"]);
+    assert!(out.contains("ok"), "{out}");
+}
+
+/// With OpenBLAS when it is installed (CI installs `libopenblas-dev`).
+#[test]
+fn blas_calls_compute_the_products_with_openblas() {
+    if !Path::new("/usr/include/cblas.h").exists() && !Path::new("/usr/include/x86_64-linux-gnu/cblas.h").exists() {
+        eprintln!("skipped: no cblas.h (install libopenblas-dev)");
+        return;
+    }
+    let files = emit(&blas(), "blas");
+    for openmp in [false, true] {
+        let out =
+            run_with("blas", &files, &format!("{CHECK}{BLAS_MAIN}"), openmp, &["-DADJC_BLAS=cblas", "-lopenblas"]);
+        assert!(out.contains("ok"), "{out}");
+    }
+}

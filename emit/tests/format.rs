@@ -77,20 +77,20 @@ fn sibling_maps_share_index_names() {
 }
 
 #[test]
-fn library_calls_are_a_diagnostic() {
-    let mut b = FnBuilder::new("mm");
-    let n = b.size("N");
-    let a = b.array_param("A", Scalar::F64, &[n, n], Intent::In);
-    let c = b.array_param("C", Scalar::F64, &[n, n], Intent::InOut);
-    b.push(Stmt::new(
-        StmtKind::Call(LibCall { op: LibOp::MatMul, out: c, args: vec![a, a], accumulate: false }),
-        sp(2),
-    ));
-    let m = module("mm.py", "def mm(A, C):\n    C[:] = A @ A\n", vec![b.finish()]);
-    let fs: Vec<&Function> = m.functions.iter().collect();
-    let err = emit_c(&m, &fs, &EmitOptions::default()).unwrap_err();
-    assert_eq!(err.message, "library calls are not supported yet");
-    assert_eq!(err.span.line, 2);
+fn library_calls_are_cblas_calls_on_views() {
+    let c = emit(&blas(), "blas").c;
+    assert!(c.contains("#include \"adjc_blas.h\""), "{c}");
+    for want in [
+        "cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, M, K, 1.0, &A_(0, 0), K, &B_(0, 0), K, 0.0, &C_(0, 0), M);",
+        "cblas_dgemv(CblasRowMajor, CblasNoTrans, N, K, 2.0, &A_(0, 0), K, &x[0], 1, 0.5, &y[0], 1);",
+        "cblas_dger(CblasRowMajor, N, M, 1.0, &y[0], 1, &B_(0, 0), 1, &C_(0, 0), M);",
+        "(*ret) = cblas_ddot(K, &A_(1, 0), 1, &x[0], 1);",
+        "cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, N, N, K, 1.0, &A_(0, 0), K, &A_(0, 0), K, 0.0, &D_(0, 0), N);",
+    ] {
+        assert!(c.contains(want), "missing `{want}` in\n{c}");
+    }
+    // Files without library calls do not include the BLAS header.
+    assert!(!emit(&jacobi_1d(), "jacobi_1d").c.contains("adjc_blas.h"));
 }
 
 #[test]

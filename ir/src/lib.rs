@@ -40,7 +40,8 @@
 //!   - [`StmtKind::Map`] is a *parallel* loop nest over a rectangular index space with unit
 //!     steps: iterations are independent except for `shared` accumulations;
 //!   - [`StmtKind::If`], [`StmtKind::Alloc`] / [`StmtKind::Free`] of local arrays,
-//!     [`StmtKind::Call`] of library operations (matmul and friends), stack tapes
+//!     [`StmtKind::Call`] of BLAS-style library operations ([`LibCall`]: gemm, gemv, dot,
+//!     ger on [`View`]s of arrays, so slices are passed without copies), stack tapes
 //!     ([`StmtKind::Push`] / [`StmtKind::Pop`]) and labelled [`StmtKind::Section`]s.
 //!
 //! ## Invariants (checked by [`validate::validate`])
@@ -641,20 +642,112 @@ pub struct Map {
     pub body: Block,
 }
 
-/// Library operations (filled in by the BLAS issue). Operands are whole arrays or
-/// scalars; `out` is written (or accumulated into when `accumulate`).
+/// A rectangular window of an array, passed to a library operation without a copy.
+/// Operand axis `k` runs along axis `axes[k]` of the variable, from source index
+/// `start[axes[k]]`, for `extents[k]` elements with unit step; the variable's other axes
+/// stay at their `start` index (`A[i, 0:j]` is `start = [i, 0]`, `axes = [1]`,
+/// `extents = [j]`). A 2-D view whose `axes` are decreasing is the transpose (`B.T`).
+/// `start` has one index per axis of the variable (empty for a scalar operand).
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub start: Vec<Expr>,
+    pub axes: Vec<usize>,
+    pub extents: Vec<Expr>,
+}
+
+impl View {
+    /// The whole of an array with these dims (`A[0:N, 0:M]`).
+    pub fn whole(dims: &[Dim]) -> View {
+        View {
+            start: dims.iter().map(|d| d.lower.clone()).collect(),
+            axes: (0..dims.len()).collect(),
+            extents: dims.iter().map(|d| d.extent.clone()).collect(),
+        }
+    }
+    /// A scalar operand (the output of `dot`).
+    pub fn scalar() -> View {
+        View { start: Vec::new(), axes: Vec::new(), extents: Vec::new() }
+    }
+    /// The transposed view (reversed operand axes).
+    pub fn t(&self) -> View {
+        let mut v = self.clone();
+        v.axes.reverse();
+        v.extents.reverse();
+        v
+    }
+    pub fn rank(&self) -> usize {
+        self.axes.len()
+    }
+    /// The variable's source index of element `idx` (one index per operand axis).
+    pub fn index_of(&self, idx: &[Expr]) -> Vec<Expr> {
+        let mut out = self.start.clone();
+        for (k, a) in self.axes.iter().enumerate() {
+            if let (Some(slot), Some(i)) = (out.get_mut(*a), idx.get(k)) {
+                *slot = slot.clone().add(i.clone());
+            }
+        }
+        out
+    }
+}
+
+/// A BLAS-style library operation: `out = alpha * op(args) + beta * out` on views.
+/// `alpha` and `beta` are scalar expressions of the output's element type; `beta = 0`
+/// overwrites the output region (its old value is not read), `beta = 1` accumulates.
+/// The output never shares its variable with an argument. Shapes by [`LibOp`]:
+///
+/// | op | out | args | meaning |
+/// |---|---|---|---|
+/// | `Gemm` | m×n | a: m×k, b: k×n | `out = alpha * a @ b + beta * out` |
+/// | `Gemv` | m | a: m×k, x: k | `out = alpha * a @ x + beta * out` |
+/// | `Dot` | scalar | x: k, y: k | `out = alpha * x · y + beta * out` |
+/// | `Ger` | m×n | x: m, y: n | `out = alpha * outer(x, y) + out` (`beta` is 1) |
+///
+/// Transposes are views with reversed axes, so `A.T @ B` needs no flag of its own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibCall {
     pub op: LibOp,
     pub out: VarId,
+    pub out_view: View,
     pub args: Vec<VarId>,
-    pub accumulate: bool,
+    /// One view per argument.
+    pub arg_views: Vec<View>,
+    pub alpha: Expr,
+    pub beta: Expr,
+}
+
+impl LibCall {
+    /// Whether the old value of the output region is read (`beta` is not the constant 0).
+    pub fn reads_out(&self) -> bool {
+        self.beta.as_float() != Some(0.0)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LibOp {
-    /// `out = args[0] @ args[1]` (matrix-matrix, matrix-vector or dot by rank).
-    MatMul,
+    Gemm,
+    Gemv,
+    Dot,
+    Ger,
+}
+
+impl LibOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            LibOp::Gemm => "gemm",
+            LibOp::Gemv => "gemv",
+            LibOp::Dot => "dot",
+            LibOp::Ger => "ger",
+        }
+    }
+    /// Ranks of the output and of each argument.
+    pub fn ranks(self) -> (usize, [usize; 2]) {
+        match self {
+            LibOp::Gemm => (2, [2, 2]),
+            LibOp::Gemv => (1, [2, 1]),
+            LibOp::Dot => (0, [1, 1]),
+            LibOp::Ger => (2, [1, 1]),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -92,6 +92,41 @@ fn line_tag(span: Span) -> String {
     }
 }
 
+/// `C[0:N, 0:M] = 1.0 * gemm(A[0:N, 0:K], B[0:M, 0:K].T) + 0.0 * C[0:N, 0:M]`
+pub fn call_str(f: &Function, c: &LibCall) -> String {
+    let out = view_str(f, c.out, &c.out_view);
+    let args: Vec<String> = c.args.iter().zip(&c.arg_views).map(|(a, v)| view_str(f, *a, v)).collect();
+    format!(
+        "{out} = {} * {}({}) + {} * {out}",
+        expr_str(f, &c.alpha),
+        c.op.name(),
+        args.join(", "),
+        expr_str(f, &c.beta)
+    )
+}
+
+/// `A[i, 0:j]`, `B[0:K, 0:M].T`.
+pub fn view_str(f: &Function, var: VarId, v: &View) -> String {
+    let name = &f.var(var).name;
+    if v.start.is_empty() {
+        return name.clone();
+    }
+    let items: Vec<String> = v
+        .start
+        .iter()
+        .enumerate()
+        .map(|(d, s)| match v.axes.iter().position(|a| *a == d) {
+            Some(k) => {
+                let stop = v.extents.get(k).map(|e| s.clone().add(e.clone())).unwrap_or_else(|| s.clone());
+                format!("{}:{}", expr_str(f, s), expr_str(f, &stop))
+            }
+            None => expr_str(f, s),
+        })
+        .collect();
+    let t = if v.axes.len() == 2 && v.axes[0] > v.axes[1] { ".T" } else { "" };
+    format!("{name}[{}]{t}", items.join(", "))
+}
+
 fn place_str(f: &Function, p: &Place) -> String {
     let name = &f.var(p.var).name;
     if p.index.is_empty() {
@@ -156,9 +191,7 @@ fn print_block(f: &Function, b: &Block, depth: usize, out: &mut String) {
                 let _ = writeln!(out, "{ind}free {}", f.var(*v).name);
             }
             StmtKind::Call(c) => {
-                let args: Vec<&str> = c.args.iter().map(|a| f.var(*a).name.as_str()).collect();
-                let op = if c.accumulate { "+=" } else { "=" };
-                let _ = writeln!(out, "{ind}{} {op} {:?}({}){tag}", f.var(c.out).name, c.op, args.join(", "));
+                let _ = writeln!(out, "{ind}{}{tag}", call_str(f, c));
             }
             StmtKind::Push { tape, value } => {
                 let _ = writeln!(out, "{ind}push {} <- {}{tag}", f.var(*tape).name, expr_str(f, value));

@@ -54,6 +54,59 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
     v.block(&f.body)
 }
 
+impl Validator<'_> {
+    /// Operand counts, ranks, views inside their variables, types of `alpha`/`beta`.
+    fn call(&mut self, c: &LibCall) -> Result<(), ValidationError> {
+        let (rout, rargs) = c.op.ranks();
+        if c.args.len() != 2 || c.arg_views.len() != 2 {
+            return self.err(format!("`{}` takes two arguments", c.op.name()));
+        }
+        if c.args.contains(&c.out) {
+            return self.err(format!("the output of `{}` is also an argument", c.op.name()));
+        }
+        let elem = {
+            self.check_var(c.out)?;
+            self.f.var(c.out).ty.elem()
+        };
+        if !elem.is_float() {
+            return self.err(format!("`{}` on a non-float output", c.op.name()));
+        }
+        let operands = std::iter::once((c.out, &c.out_view, rout))
+            .chain(c.args.iter().zip(&c.arg_views).zip(rargs).map(|((a, v), r)| (*a, v, r)));
+        for (var, view, rank) in operands {
+            self.check_var(var)?;
+            let ty = &self.f.var(var).ty;
+            let name = &self.f.var(var).name;
+            if ty.elem() != elem {
+                return self.err(format!("`{}` mixes element types (`{name}`)", c.op.name()));
+            }
+            if view.rank() != rank || view.extents.len() != rank || view.start.len() != ty.rank() {
+                return self.err(format!("view of `{name}` has the wrong rank for `{}`", c.op.name()));
+            }
+            let mut seen = Vec::new();
+            for a in &view.axes {
+                if *a >= ty.rank() || seen.contains(a) {
+                    return self.err(format!("view of `{name}` names a bad axis"));
+                }
+                seen.push(*a);
+            }
+            for e in view.start.iter().chain(view.extents.iter()) {
+                self.int_expr(e, "a view index")?;
+            }
+        }
+        for e in [&c.alpha, &c.beta] {
+            self.expr(e)?;
+            if e.ty != elem {
+                return self.err(format!("alpha/beta of `{}` must have the output's type", c.op.name()));
+            }
+        }
+        if c.op == LibOp::Ger && c.beta.as_float() != Some(1.0) {
+            return self.err("`ger` only accumulates (beta = 1)".into());
+        }
+        Ok(())
+    }
+}
+
 struct Validator<'a> {
     f: &'a Function,
     /// Index variables bound by the enclosing loops and maps.
@@ -190,12 +243,7 @@ impl Validator<'_> {
                     return self.err(format!("alloc/free of parameter `{}`", self.f.var(*v).name));
                 }
             }
-            StmtKind::Call(c) => {
-                self.check_var(c.out)?;
-                for a in &c.args {
-                    self.check_var(*a)?;
-                }
-            }
+            StmtKind::Call(c) => self.call(c)?,
             StmtKind::Push { tape, value } => {
                 self.check_var(*tape)?;
                 self.expr(value)?;

@@ -93,7 +93,14 @@ impl Stmt {
             StmtKind::If { cond, .. } => f(cond),
             StmtKind::Push { value, .. } => f(value),
             StmtKind::Pop { target, .. } => place(target, f),
-            StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Call(_) | StmtKind::Section { .. } => {}
+            StmtKind::Call(c) => {
+                for v in std::iter::once(&c.out_view).chain(c.arg_views.iter()) {
+                    v.start.iter().chain(v.extents.iter()).for_each(|e| f(e));
+                }
+                f(&c.alpha);
+                f(&c.beta);
+            }
+            StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Section { .. } => {}
         }
     }
 
@@ -170,7 +177,8 @@ pub fn read_vars(block: &Block) -> Vec<VarId> {
             }
         });
         if let StmtKind::Call(c) = &s.kind {
-            for v in &c.args {
+            let old = c.reads_out().then_some(&c.out);
+            for v in c.args.iter().chain(old) {
                 if !out.contains(v) {
                     out.push(*v);
                 }

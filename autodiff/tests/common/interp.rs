@@ -344,6 +344,87 @@ impl<'f> M<'f> {
         Ok(())
     }
 
+    /// One element of a library-call operand at operand indices `idx`.
+    fn view_place(var: VarId, v: &View, idx: &[i64]) -> Place {
+        let ie: Vec<Expr> = idx.iter().map(|k| Expr::int(*k)).collect();
+        Place { var, index: v.index_of(&ie) }
+    }
+
+    /// A library call, element by element (the definition in `adjc_ir::LibCall`).
+    fn call(&mut self, c: &LibCall) -> Result<(), String> {
+        if self.race.is_some() {
+            return Err("library call inside a parallel map".into());
+        }
+        let alpha = self.eval(&c.alpha)?.f()?;
+        let beta = self.eval(&c.beta)?.f()?;
+        let mut ext = |v: &View| -> Result<Vec<i64>, String> { v.extents.iter().map(|e| self.eval(e)?.i()).collect() };
+        let eo = ext(&c.out_view)?;
+        let ea = ext(&c.arg_views[0])?;
+        let eb = ext(&c.arg_views[1])?;
+        let (a, b) = (c.args[0], c.args[1]);
+        let (va, vb, vo) = (&c.arg_views[0], &c.arg_views[1], &c.out_view);
+        // Every output element as a function of the arguments, computed before any write.
+        let mut results: Vec<(Vec<i64>, f64)> = Vec::new();
+        let get = |m: &mut Self, var: VarId, v: &View, idx: &[i64]| -> Result<f64, String> {
+            m.place_read(&Self::view_place(var, v, idx), true)?.f()
+        };
+        let (m_, n_) = (eo.first().copied().unwrap_or(1), eo.get(1).copied().unwrap_or(1));
+        match c.op {
+            LibOp::Gemm => {
+                if ea != [m_, ea[1]] || eb != [ea[1], n_] {
+                    return Err(format!("gemm shapes {eo:?} = {ea:?} @ {eb:?}"));
+                }
+                for i in 0..m_ {
+                    for j in 0..n_ {
+                        let mut t = 0.0;
+                        for p in 0..ea[1] {
+                            t += get(self, a, va, &[i, p])? * get(self, b, vb, &[p, j])?;
+                        }
+                        results.push((vec![i, j], alpha * t));
+                    }
+                }
+            }
+            LibOp::Gemv => {
+                if ea != [m_, eb[0]] {
+                    return Err(format!("gemv shapes {eo:?} = {ea:?} @ {eb:?}"));
+                }
+                for i in 0..m_ {
+                    let mut t = 0.0;
+                    for p in 0..eb[0] {
+                        t += get(self, a, va, &[i, p])? * get(self, b, vb, &[p])?;
+                    }
+                    results.push((vec![i], alpha * t));
+                }
+            }
+            LibOp::Ger => {
+                if ea != [m_] || eb != [n_] {
+                    return Err(format!("ger shapes {eo:?} = {ea:?} x {eb:?}"));
+                }
+                for i in 0..m_ {
+                    for j in 0..n_ {
+                        results.push((vec![i, j], alpha * get(self, a, va, &[i])? * get(self, b, vb, &[j])?));
+                    }
+                }
+            }
+            LibOp::Dot => {
+                if ea != eb {
+                    return Err(format!("dot shapes {ea:?} . {eb:?}"));
+                }
+                let mut t = 0.0;
+                for p in 0..ea[0] {
+                    t += get(self, a, va, &[p])? * get(self, b, vb, &[p])?;
+                }
+                results.push((vec![], alpha * t));
+            }
+        }
+        for (idx, x) in results {
+            let place = Self::view_place(c.out, vo, &idx);
+            let old = if beta == 0.0 { 0.0 } else { beta * self.place_read(&place, true)?.f()? };
+            self.store(&place, Val::F(x + old), 1)?;
+        }
+        Ok(())
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
@@ -445,7 +526,7 @@ impl<'f> M<'f> {
                 self.slots[v.index()] = Slot::Freed;
                 Ok(())
             }
-            StmtKind::Call(_) => Err("library calls are not interpreted".into()),
+            StmtKind::Call(c) => self.call(c),
             StmtKind::Push { tape, value } => {
                 if self.race.is_some() {
                     return Err("push inside a parallel map".into());

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use super::builder::*;
-use adjc_ir::{AccOp, BinOp, Function, Intent, Scalar};
+use adjc_ir::{AccOp, BinOp, Expr, Function, Intent, LibCall, LibOp, Scalar, Span, Stmt, StmtKind, VarId, View};
 
 fn vec1(b: &B, n: adjc_ir::VarId) -> adjc_ir::Type {
     array(Scalar::F64, vec![b.v(n)])
@@ -781,5 +781,54 @@ pub fn rows() -> Function {
             )],
         )],
     )];
+    b.finish(body)
+}
+
+/// Library calls chained: `T = A @ B.T` (gemm), `y = 2 A x + 0.5 y` (gemv, in place),
+/// `T += 0.5 outer(y, B[:, 1])` (ger of a column slice), `ret = T[0, 1:] . T[N-1, :M-1]`
+/// (dot of shifted row slices), so every adjoint rule and every view kind is exercised.
+pub fn blas_chain() -> Function {
+    let mut b = B::new("blas_chain");
+    let (nn, kk, mm) = (b.size("N"), b.size("K"), b.size("M"));
+    let a = b.param("A", array(Scalar::F64, vec![b.v(nn), b.v(kk)]), Intent::In);
+    let bm = b.param("B", array(Scalar::F64, vec![b.v(mm), b.v(kk)]), Intent::In);
+    let x = b.param("x", array(Scalar::F64, vec![b.v(kk)]), Intent::In);
+    let y = b.param("y", array(Scalar::F64, vec![b.v(nn)]), Intent::InOut);
+    let ret = b.ret("ret", F64);
+    let t = b.temp("T", array(Scalar::F64, vec![b.v(nn), b.v(mm)]));
+    let whole = |b: &B, v: VarId| View::whole(b.f.var(v).ty.dims());
+    let call = |op, out, out_view, args: [(VarId, View); 2], alpha: f64, beta: f64| {
+        let [(a0, v0), (a1, v1)] = args;
+        Stmt::new(
+            StmtKind::Call(LibCall {
+                op,
+                out,
+                out_view,
+                args: vec![a0, a1],
+                arg_views: vec![v0, v1],
+                alpha: f64c(alpha).0,
+                beta: f64c(beta).0,
+            }),
+            Span::NONE,
+        )
+    };
+    let (va, vb, vx, vy, vt) = (whole(&b, a), whole(&b, bm), whole(&b, x), whole(&b, y), whole(&b, t));
+    let row = |r: Expr, c0: i64, len: Expr| View { start: vec![r, Expr::int(c0)], axes: vec![1], extents: vec![len] };
+    let m1 = b.v(mm).0.sub(Expr::int(1));
+    let col1 = View { start: vec![Expr::int(0), Expr::int(1)], axes: vec![0], extents: vec![b.v(mm).0] };
+    let body = vec![
+        Stmt::new(StmtKind::Alloc(t), Span::NONE),
+        call(LibOp::Gemm, t, vt.clone(), [(a, va.clone()), (bm, vb.t())], 1.0, 0.0),
+        call(LibOp::Gemv, y, vy.clone(), [(a, va), (x, vx)], 2.0, 0.5),
+        call(LibOp::Ger, t, vt, [(y, vy), (bm, col1)], 0.5, 1.0),
+        call(
+            LibOp::Dot,
+            ret,
+            View::scalar(),
+            [(t, row(Expr::int(0), 1, m1.clone())), (t, row(b.v(nn).0.sub(Expr::int(1)), 0, m1))],
+            1.0,
+            0.0,
+        ),
+    ];
     b.finish(body)
 }

@@ -814,3 +814,57 @@ pub fn all_samples() -> Vec<(&'static str, Module)> {
         ("scopes", scopes()),
     ]
 }
+
+pub const BLAS_PY: &str = "def blas(A, B, C, D, x, y):
+    C[:] = A @ B.T
+    y[:] = 2.0 * A @ x + 0.5 * y
+    C += np.outer(y, B[0, :])
+    s = A[1, :] @ x
+    D[:] = A @ A.T
+    return s
+";
+
+/// Library calls: gemm with a transposed operand, gemv with alpha/beta, ger of a row
+/// slice, a dot of a row slice into the returned scalar, and a column-major output.
+pub fn blas() -> Module {
+    let mut b = FnBuilder::new("blas");
+    let (n, k, m) = (b.size("N"), b.size("K"), b.size("M"));
+    let a = b.array_param("A", Scalar::F64, &[n, k], Intent::In);
+    let bb = b.array_param("B", Scalar::F64, &[m, k], Intent::In);
+    let c = b.array_param("C", Scalar::F64, &[n, m], Intent::InOut);
+    let d_ty = Type::Array {
+        elem: Scalar::F64,
+        dims: vec![Dim::zero_based(iv(n)), Dim::zero_based(iv(n))],
+        layout: Layout::ColMajor,
+    };
+    let d = b.array_param_ty("D", d_ty.clone(), VarRole::Param, Intent::InOut, "");
+    let x = b.array_param("x", Scalar::F64, &[k], Intent::In);
+    let y = b.array_param("y", Scalar::F64, &[n], Intent::InOut);
+    let s = b.ret("ret", Scalar::F64);
+    let whole = |f: &FnBuilder, v: VarId| View::whole(f.f.var(v).ty.dims());
+    let call = |op, out, out_view, args: [(VarId, View); 2], alpha: f64, beta: f64, line| {
+        let [(a0, v0), (a1, v1)] = args;
+        Stmt::new(
+            StmtKind::Call(LibCall {
+                op,
+                out,
+                out_view,
+                args: vec![a0, a1],
+                arg_views: vec![v0, v1],
+                alpha: f64c(alpha),
+                beta: f64c(beta),
+            }),
+            sp(line),
+        )
+    };
+    let (va, vb, vc, vd, vx, vy) =
+        (whole(&b, a), whole(&b, bb), whole(&b, c), whole(&b, d), whole(&b, x), whole(&b, y));
+    b.push(call(LibOp::Gemm, c, vc.clone(), [(a, va.clone()), (bb, vb.t())], 1.0, 0.0, 2));
+    b.push(call(LibOp::Gemv, y, vy.clone(), [(a, va.clone()), (x, vx.clone())], 2.0, 0.5, 3));
+    let brow = View { start: vec![int(0), int(0)], axes: vec![1], extents: vec![iv(m)] };
+    b.push(call(LibOp::Ger, c, vc, [(y, vy), (bb, brow)], 1.0, 1.0, 4));
+    let arow = View { start: vec![int(1), int(0)], axes: vec![1], extents: vec![iv(k)] };
+    b.push(call(LibOp::Dot, s, View::scalar(), [(a, arow), (x, vx)], 1.0, 0.0, 5));
+    b.push(call(LibOp::Gemm, d, vd, [(a, va.clone()), (a, va.t())], 1.0, 0.0, 6));
+    module("blas.py", BLAS_PY, vec![b.finish()])
+}

@@ -18,17 +18,21 @@
 //! the right-hand side is evaluated before anything is stored; `do` loops with any
 //! constant step (labelled `do 10 ... 10 continue` too); `do concurrent`; `if` /
 //! `else if` / `else`; `select case`; `where` / `elsewhere`; calls of subroutines and
-//! functions of the same file (inlined). Intrinsics: elemental math, `max`/`min` with
+//! functions of the same file (inlined; scalar functions also element by element inside
+//! array expressions, array-valued functions into a work array). Timers and profiling
+//! hooks (`cpu_time`, `system_clock`, `dr_hook`, ...) and `print`/`write` of text only
+//! are left out, with a note. Intrinsics: elemental math, `max`/`min` with
 //! any number of arguments, `mod`, `sign`, conversions, `sum`, `product`, `maxval`,
-//! `minval`, `dot_product`, `matmul` (as loops), `transpose`, `size`.
+//! `minval`, `dot_product`, `matmul` (as loops), `transpose`, `size`, `merge`, `huge`,
+//! `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): the C preprocessor, calls to routines
 //! outside the file, `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`,
-//! pointers, allocatable arguments, assumed-size arrays, I/O, derived types, array-valued
-//! functions.
+//! pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
+//! array-valued functions as the entry, module variables (only their constants).
 
 mod decl;
 mod expr;

@@ -1,0 +1,162 @@
+//! Adjoints of library calls, as library calls (what Enzyme does for BLAS, and what an
+//! expert writes by hand):
+//!
+//! | primal | adjoint |
+//! |---|---|
+//! | `C = α A·B + β C` (gemm) | `A_b += α C_b·Bᵀ`, `B_b += α Aᵀ·C_b` (gemm, β = 1), `C_b *= β` |
+//! | `y = α A·x + β y` (gemv) | `A_b += α y_b ⊗ x` (ger), `x_b += α Aᵀ·y_b` (gemv), `y_b *= β` |
+//! | `s = α x·y + β s` (dot) | `x_b += α s_b y`, `y_b += α s_b x` (maps), `s_b *= β` |
+//! | `C += α x ⊗ y` (ger) | `x_b += α C_b·y`, `y_b += α C_bᵀ·x` (gemv) |
+//!
+//! Transposes are views with reversed axes, so no operand is copied. Inactive operands get
+//! no adjoint call. `α` and `β` must be passive (the frontend only folds constants into
+//! them). The old value of the output is never read by these adjoints, and the operands
+//! are read as they were before the call. When the output overwrites a value some adjoint
+//! still needs, a scalar output (`dot`) is taped like any scalar assignment; an array
+//! output is rejected with a diagnostic (the frontend only emits array-valued calls
+//! outside loops, where a fresh or dead output is the rule).
+
+use crate::reverse::{Ad, R};
+use crate::util::{expr_vars, VarSet};
+use adjc_ir::*;
+
+impl Ad<'_> {
+    /// Primal variables the adjoint of library call `c` reads.
+    pub fn ar_call(&self, c: &LibCall) -> VarSet {
+        let mut out = VarSet::new();
+        if !self.is_active(c.out) {
+            return out;
+        }
+        let s = Stmt::new(StmtKind::Call(c.clone()), Span::NONE);
+        s.exprs(&mut |e| out.extend(expr_vars(e)));
+        // Each argument's adjoint reads the other argument.
+        for (k, a) in c.args.iter().enumerate() {
+            let other = c.args[1 - k];
+            if self.is_active(other) {
+                out.insert(*a);
+            }
+        }
+        out
+    }
+
+    /// Forward and reverse code of a library call.
+    pub fn rev_call(&mut self, s: &Stmt, c: &LibCall, live: &VarSet) -> R<(Block, Block)> {
+        let mut fwd = Vec::new();
+        let mut rev = Vec::new();
+        let name = self.name(c.out);
+        let needed = live.contains(&c.out) || self.ar_call(c).contains(&c.out);
+        if needed && c.out_view.rank() == 0 && self.f.var(c.out).ty.rank() == 0 {
+            // A scalar result (dot) overwrites a value still needed: taped like `s = e`.
+            let (push, pop) = self.save_place(&Place::scalar(c.out), s.span);
+            fwd.push(push);
+            rev.push(pop);
+        } else if needed {
+            return Err(Diagnostic::error(
+                s.span,
+                format!("`{name}` = {}(...) overwrites values of `{name}` that the adjoint still needs", c.op.name()),
+            )
+            .with_help("write the product into a new array")
+            .into());
+        }
+        fwd.push(s.clone());
+        if !self.is_active(c.out) {
+            return Ok((fwd, rev));
+        }
+        for e in [&c.alpha, &c.beta] {
+            if expr_vars(e).iter().any(|v| self.is_active(*v)) {
+                return Err(Diagnostic::error(
+                    s.span,
+                    format!("the scale factors of `{}` depend on the differentiated inputs", c.op.name()),
+                )
+                .into());
+            }
+        }
+        let span = s.span;
+        let ob = self.adj_of(c.out);
+        let vo = c.out_view.clone();
+        let [a, b] = [c.args[0], c.args[1]];
+        let [va, vb] = [c.arg_views[0].clone(), c.arg_views[1].clone()];
+        let alpha = c.alpha.clone();
+        let one = Expr::float(1.0, alpha.ty);
+        let lib = |op, out, out_view, args: [(VarId, View); 2]| {
+            let [(a0, v0), (a1, v1)] = args;
+            Stmt::new(
+                StmtKind::Call(LibCall {
+                    op,
+                    out,
+                    out_view,
+                    args: vec![a0, a1],
+                    arg_views: vec![v0, v1],
+                    alpha: alpha.clone(),
+                    beta: one.clone(),
+                }),
+                span,
+            )
+            .with_note(format!("adjoint of {}", c.op.name()))
+        };
+        let act = [self.is_active(a), self.is_active(b)];
+        let adj = [if act[0] { Some(self.adj_of(a)) } else { None }, if act[1] { Some(self.adj_of(b)) } else { None }];
+        match c.op {
+            LibOp::Gemm => {
+                if let Some(ab) = adj[0] {
+                    rev.push(lib(LibOp::Gemm, ab, va.clone(), [(ob, vo.clone()), (b, vb.t())]));
+                }
+                if let Some(bb) = adj[1] {
+                    rev.push(lib(LibOp::Gemm, bb, vb.clone(), [(a, va.t()), (ob, vo.clone())]));
+                }
+            }
+            LibOp::Gemv => {
+                if let Some(ab) = adj[0] {
+                    rev.push(lib(LibOp::Ger, ab, va.clone(), [(ob, vo.clone()), (b, vb.clone())]));
+                }
+                if let Some(xb) = adj[1] {
+                    rev.push(lib(LibOp::Gemv, xb, vb.clone(), [(a, va.t()), (ob, vo.clone())]));
+                }
+            }
+            LibOp::Ger => {
+                if let Some(xb) = adj[0] {
+                    rev.push(lib(LibOp::Gemv, xb, va.clone(), [(ob, vo.clone()), (b, vb.clone())]));
+                }
+                if let Some(yb) = adj[1] {
+                    rev.push(lib(LibOp::Gemv, yb, vb.clone(), [(ob, vo.t()), (a, va.clone())]));
+                }
+            }
+            LibOp::Dot => {
+                let seed = Expr::var(ob, self.elem(ob)).mul(alpha.clone());
+                for (k, (x, vx)) in [(a, &va), (b, &vb)].into_iter().enumerate() {
+                    let Some(xb) = adj[k] else { continue };
+                    let (y, vy) = if k == 0 { (b, &vb) } else { (a, &va) };
+                    let i = self.copy_index(0);
+                    let ie = Expr::var(i, Scalar::I64);
+                    let ty = self.elem(x);
+                    let value = seed.clone().mul(Expr::load(y, vy.index_of(std::slice::from_ref(&ie)), ty));
+                    let body = vec![Stmt::accumulate(Place::element(xb, vx.index_of(&[ie])), value, span)];
+                    let dims = vec![MapDim { var: i, start: Expr::int(0), stop: vx.extents[0].clone() }];
+                    rev.push(Stmt::new(StmtKind::Map(Map { dims, body }), span).with_note("adjoint of dot"));
+                }
+            }
+        }
+        rev.extend(self.scale_view(ob, &vo, &c.beta, span));
+        Ok((fwd, rev))
+    }
+
+    /// `X_b[view] *= beta` (nothing when `beta` is 1, zeroing when it is 0).
+    fn scale_view(&mut self, xb: VarId, v: &View, beta: &Expr, span: Span) -> Block {
+        if beta.as_float() == Some(1.0) {
+            return Vec::new();
+        }
+        let ty = self.elem(xb);
+        let idx: Vec<VarId> = (0..v.rank()).map(|k| self.copy_index(k)).collect();
+        let ie: Vec<Expr> = idx.iter().map(|i| Expr::var(*i, Scalar::I64)).collect();
+        let place = Place::element(xb, v.index_of(&ie));
+        let value =
+            if beta.as_float() == Some(0.0) { Expr::float(0.0, ty) } else { place.to_expr(ty).mul(beta.clone()) };
+        let assign = Stmt::assign(place, value, span);
+        if v.rank() == 0 {
+            return vec![assign];
+        }
+        let dims =
+            idx.iter().zip(&v.extents).map(|(i, e)| MapDim { var: *i, start: Expr::int(0), stop: e.clone() }).collect();
+        vec![Stmt::new(StmtKind::Map(Map { dims, body: vec![assign] }), span)]
+    }
+}

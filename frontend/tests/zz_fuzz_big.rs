@@ -1,0 +1,198 @@
+//! Hostile and broken Fortran never panics, never produces invalid IR and never hits an
+//! internal error: random bytes, prefixes of every example, and random token soup.
+
+use adjc_frontend::{lower_fortran, FortranOptions};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn check(src: &str) {
+    check_form(src, false);
+    check_form(src, true);
+}
+
+fn check_form(src: &str, fixed_form: bool) {
+    match lower_fortran("fuzz.f90", src, &FortranOptions { entry: None, fixed_form }) {
+        Ok(m) => {
+            for f in &m.functions {
+                if let Err(e) = adjc_ir::validate::validate(f) {
+                    panic!("invalid IR for:\n{src}\n{e}");
+                }
+            }
+            let _ = adjc_ir::print::print_module(&m);
+        }
+        Err(d) => {
+            assert!(!d.message.contains("internal"), "internal error for:\n{src}\n{}", d.render("fuzz.f90", src));
+            let _ = d.render("fuzz.f90", src);
+        }
+    }
+}
+
+/// Every example with whether it is fixed form.
+fn examples() -> Vec<(String, bool)> {
+    let dir = format!("{}/../examples/fortran", env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| Some((std::fs::read_to_string(p).ok()?, p.extension().is_some_and(|e| e == "f"))))
+        .collect()
+}
+
+#[test]
+fn every_example_lowers() {
+    let exs = examples();
+    assert!(exs.len() >= 6, "expected the Fortran examples");
+    for (src, fixed_form) in &exs {
+        if let Err(d) = lower_fortran("ex.f90", src, &FortranOptions { entry: None, fixed_form: *fixed_form }) {
+            panic!("{}", d.render("ex.f90", src));
+        }
+    }
+}
+
+#[test]
+fn prefixes_of_examples() {
+    for (src, _) in examples() {
+        let cuts: Vec<usize> = src.char_indices().map(|(i, _)| i).filter(|i| i % 5 == 0).collect();
+        for cut in cuts {
+            check(&src[..cut]);
+        }
+    }
+}
+
+#[test]
+fn random_bytes() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    for _ in 0..4000 {
+        let len = rng.below(200);
+        let bytes: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        check(&String::from_utf8_lossy(&bytes));
+    }
+}
+
+#[test]
+fn random_token_soup() {
+    const TOKENS: [&str; 48] = [
+        "subroutine",
+        "function",
+        "end",
+        "do",
+        "if",
+        "then",
+        "else",
+        "(",
+        ")",
+        ",",
+        ":",
+        "=",
+        "+",
+        "-",
+        "*",
+        "/",
+        "**",
+        "x",
+        "a",
+        "i",
+        "n",
+        "1",
+        "2.0d0",
+        "0.5",
+        "real(8)",
+        "integer",
+        "::",
+        "\n",
+        "sum(",
+        "matmul(",
+        "max(",
+        "sqrt(",
+        ".and.",
+        ">",
+        "/=",
+        "implicit none",
+        "intent(in)",
+        "parameter",
+        "dimension(n)",
+        "call",
+        "goto",
+        "module",
+        "contains",
+        "0:n+1",
+        "a(i)",
+        "a(:)",
+        "x(2:n-1)",
+        "-1",
+    ];
+    let mut rng = Rng(98765);
+    for _ in 0..4000 {
+        let mut s = String::from("subroutine k(n, a, x)\n  integer :: n\n  real(8) :: a(n), x\n  integer :: i\n");
+        for _ in 0..rng.below(40) {
+            s.push_str(TOKENS[rng.below(TOKENS.len())]);
+            s.push(' ');
+        }
+        s.push_str("\nend subroutine\n");
+        check(&s);
+    }
+}
+
+#[test]
+fn random_well_formed_kernels() {
+    const STMTS: [&str; 12] = [
+        "x = x + a(1)",
+        "a(2:n) = a(1:n-1) * x",
+        "a = sqrt(abs(a)) + 1",
+        "x = sum(a(:)) + dot_product(a, a)",
+        "do i = 1, n\n a(i) = a(i) * 2\n end do",
+        "do i = n, 1, -2\n a(i) = max(a(i), x, 0.5d0)\n end do",
+        "if (x > 0) then\n x = -x\n else if (x < -1) then\n x = 1\n else\n x = 0\n end if",
+        "a(n:1:-1) = a",
+        "x = maxval(a) - minval(a)",
+        "a(1) = mod(n, 3) + sign(x, -1.0d0)",
+        "if (n > 2) a(2) = tanh(a(1))",
+        "x = x ** 2 + exp(-x)",
+    ];
+    let mut rng = Rng(4242);
+    for _ in 0..3000 {
+        let mut s = String::from("subroutine k(n, a, x)\n  integer :: n\n  real(8) :: a(n), x\n  integer :: i\n");
+        for _ in 0..1 + rng.below(6) {
+            s.push_str(STMTS[rng.below(STMTS.len())]);
+            s.push('\n');
+        }
+        s.push_str("end subroutine\n");
+        match lower_fortran("k.f90", &s, &FortranOptions::default()) {
+            Ok(m) => {
+                for f in &m.functions {
+                    adjc_ir::validate::validate(f).unwrap_or_else(|e| panic!("invalid IR for:\n{s}\n{e}"));
+                }
+            }
+            Err(d) => panic!("a well-formed kernel was rejected:\n{s}\n{}", d.render("k.f90", &s)),
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_is_rejected_not_overflowed() {
+    let deep_expr =
+        format!("subroutine k(x)\n  real(8) :: x\n  x = {}x{}\nend subroutine\n", "(".repeat(3000), ")".repeat(3000));
+    check(&deep_expr);
+    let mut deep_loops = String::from("subroutine k(n, x)\n  integer :: n\n  real(8) :: x\n");
+    for _ in 0..1500 {
+        deep_loops.push_str("if (x > 0) then\n");
+    }
+    deep_loops.push_str("x = 1\n");
+    for _ in 0..1500 {
+        deep_loops.push_str("end if\n");
+    }
+    deep_loops.push_str("end subroutine\n");
+    check(&deep_loops);
+}
