@@ -12,6 +12,10 @@ use crate::cli::{CliError, CliResult, EmitKind, TranspileArgs};
 /// The runtime header every generated `.c` includes; written next to it.
 pub const RUNTIME_HEADER: &str = adjc_emit::RUNTIME_HEADER;
 pub const RUNTIME_HEADER_NAME: &str = "adjc_runtime.h";
+/// The BLAS selection header (`-DADJC_BLAS=cblas|mkl`, else adjc's fallback), included by
+/// generated files with matrix products; written next to them like the runtime header.
+pub const BLAS_HEADER: &str = adjc_emit::BLAS_HEADER;
+pub const BLAS_HEADER_NAME: &str = "adjc_blas.h";
 
 /// Everything one transpilation produces, before anything is written.
 pub struct Transpiled {
@@ -141,13 +145,14 @@ pub fn ir_text(t: &Transpiled) -> String {
     out
 }
 
-/// Writes `<stem>.c`, `<stem>.h` and the runtime header into `dir`; returns the paths.
+/// Writes `<stem>.c`, `<stem>.h` and the runtime headers into `dir`; returns the paths.
 pub fn write_files(t: &Transpiled, dir: &Path) -> CliResult<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::Io(format!("cannot create {}: {e}", dir.display())))?;
     let outputs = [
         (dir.join(format!("{}.c", t.stem)), t.files.c.as_str()),
         (dir.join(format!("{}.h", t.stem)), t.files.h.as_str()),
         (dir.join(RUNTIME_HEADER_NAME), RUNTIME_HEADER),
+        (dir.join(BLAS_HEADER_NAME), BLAS_HEADER),
     ];
     for (path, text) in &outputs {
         std::fs::write(path, text).map_err(|e| CliError::Io(format!("cannot write {}: {e}", path.display())))?;

@@ -261,6 +261,36 @@ pub fn substitute(e: &Expr, f: &dyn Fn(VarId) -> Option<Expr>) -> Expr {
     })
 }
 
+/// Rewrites every product of non-constant `i64` factors with its factors in one order, so
+/// that extents written in different orders (`C * H * W` from `--arg`, `H * W * C` from a
+/// reshape) read as the same opaque atom when compared.
+pub fn sort_products(e: &Expr) -> Expr {
+    e.rewrite(&mut |x| {
+        if x.ty != Scalar::I64 || !matches!(x.kind, ExprKind::Binary(BinOp::Mul, _, _)) {
+            return x;
+        }
+        let mut factors = Vec::new();
+        flatten_mul(&x, &mut factors);
+        factors.sort_by_cached_key(key);
+        let span = x.span;
+        let mut it = factors.into_iter();
+        match it.next() {
+            Some(first) => it.fold(first, |acc, f| raw(BinOp::Mul, acc, f)).with_span(span),
+            None => x,
+        }
+    })
+}
+
+fn flatten_mul(e: &Expr, out: &mut Vec<Expr>) {
+    match &e.kind {
+        ExprKind::Binary(BinOp::Mul, a, b) if e.ty == Scalar::I64 => {
+            flatten_mul(a, out);
+            flatten_mul(b, out);
+        }
+        _ => out.push(e.clone()),
+    }
+}
+
 /// Puts a linear `i64` expression into canonical form; leaves anything with opaque parts
 /// as it is.
 pub fn canon(e: &Expr) -> Expr {
@@ -286,6 +316,27 @@ mod tests {
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
         (f, Expr::var(n, Scalar::I64), Expr::var(i, Scalar::I64))
+    }
+
+    #[test]
+    fn products_compare_equal_in_any_factor_order() {
+        let mut f =
+            Function { name: "f".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
+        let [c, h, w] = ["C", "H", "W"]
+            .map(|n| Expr::var(f.add_var(n, Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE), Scalar::I64));
+        let hh = Expr::binary(BinOp::FloorDiv, h.clone().sub(Expr::int(2)), Expr::int(2));
+        let a = c.clone().mul(hh.clone()).mul(w.clone());
+        let b = hh.clone().mul(w.clone().mul(c.clone()));
+        assert_ne!(Lin::from_expr(&a), Lin::from_expr(&b));
+        assert_eq!(Lin::from_expr(&sort_products(&a)), Lin::from_expr(&sort_products(&b)));
+        // Sorting keeps the value: a different product stays different.
+        let d = hh.mul(w).mul(h);
+        assert_ne!(Lin::from_expr(&sort_products(&a)), Lin::from_expr(&sort_products(&d)));
+        // Constant factors still scale the linear form.
+        assert_eq!(
+            Lin::from_expr(&sort_products(&raw(BinOp::Mul, c.clone(), Expr::int(3)))),
+            Lin::from_expr(&c).scale(3).unwrap()
+        );
     }
 
     #[test]

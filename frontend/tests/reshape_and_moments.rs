@@ -229,3 +229,34 @@ fn correlation_matches_reference() {
     assert_close(&out["ret"].floats(), &corr);
     assert_close(&out["data"].floats(), &d);
 }
+
+#[test]
+fn extents_that_are_products_match_in_any_factor_order() {
+    // LeNet's flattening: the inferred `-1` extent is `H * W * C`, the bias is declared
+    // `C * H * W`; both name the same number of elements, so they broadcast.
+    let src = "
+import numpy as np
+
+def f(x: 'float64[N, H, W, C]', b: 'float64[C * H * W]'):
+    return np.reshape(x, (x.shape[0], -1)) + b
+";
+    let f = &lower(src).functions[0];
+    let (n, h, w, c) = (2, 2, 3, 2);
+    let k = h * w * c;
+    let x = data(n * k, 1);
+    let b = data(k, 2);
+    let out = run(
+        f,
+        &[
+            ("N", Data::i(n as i64)),
+            ("H", Data::i(h as i64)),
+            ("W", Data::i(w as i64)),
+            ("C", Data::i(c as i64)),
+            ("x", Data::arr(&[n, h, w, c], x.clone())),
+            ("b", Data::arr(&[k], b.clone())),
+        ],
+    );
+    let want: Vec<f64> = (0..n * k).map(|s| x[s] + b[s % k]).collect();
+    assert_eq!(out["ret"].dims(), vec![n, k]);
+    assert_close(&out["ret"].floats(), &want);
+}

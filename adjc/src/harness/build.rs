@@ -58,7 +58,8 @@ pub fn run(cmd: &mut Command, what: &str) -> CliResult<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// `cc` (or `$CC`) with `flags`, `-fopenmp` when asked, then `$CFLAGS`.
+/// `cc` (or `$CC`) with `flags`, `-fopenmp` when asked, then `$CFLAGS`; libraries in
+/// `$LDLIBS` (`-lopenblas` with `CFLAGS=-DADJC_BLAS=cblas`) come after the sources.
 pub fn compile(dir: &Path, flags: &[&str], sources: &[&str], exe: &str, openmp: bool) -> CliResult<()> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut cmd = Command::new(&cc);
@@ -69,6 +70,10 @@ pub fn compile(dir: &Path, flags: &[&str], sources: &[&str], exe: &str, openmp: 
     if let Ok(flags) = std::env::var("CFLAGS") {
         cmd.args(flags.split_whitespace());
     }
-    cmd.args(sources).args(["-o", exe, "-lm"]);
+    cmd.args(sources).args(["-o", exe]);
+    if let Ok(libs) = std::env::var("LDLIBS") {
+        cmd.args(libs.split_whitespace());
+    }
+    cmd.arg("-lm");
     run(&mut cmd, &format!("the C compiler (`{cc}`)")).map(|_| ())
 }

@@ -281,6 +281,9 @@ impl Lowerer<'_> {
                 Ok(())
             }
             DefOp::MatMul { a, b } => {
+                if self.matmul_call(a, b, None, Some(target))? {
+                    return Ok(());
+                }
                 self.emit_kind(StmtKind::Assign { target: place.clone(), value: zero(elem) });
                 let k = self.index_name();
                 let kv = self.add_index(k);
@@ -370,6 +373,9 @@ impl Lowerer<'_> {
                 Ok(())
             }
             DefOp::MatMul { a, b } => {
+                if self.matmul_call(a, b, Some(dest), None)? {
+                    return Ok(());
+                }
                 let rank = dest.rank();
                 let (dims, didx) = self.map_dims(dest);
                 let place = match self.place_of(dest, &didx) {

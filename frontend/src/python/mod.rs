@@ -25,6 +25,7 @@
 //! depend on loop variables (for arrays the source creates; temporaries use bounds).
 
 mod ast;
+mod blas;
 mod calls;
 mod deferred;
 mod expr;

@@ -39,7 +39,7 @@ impl Shapes {
     }
 
     pub fn lin(&self, e: &Expr) -> Lin {
-        Lin::from_expr(&self.apply(e))
+        Lin::from_expr(&sym::sort_products(&self.apply(e)))
     }
 
     /// The extent in canonical form after unification.

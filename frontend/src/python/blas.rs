@@ -1,0 +1,181 @@
+//! Matrix products as library calls (`gemm`, `gemv`, `dot`) on views of the operands,
+//! when the whole chain can take them; else the caller falls back to loops.
+//!
+//! A call is emitted when every operand is a NumPy view of one float variable (the same
+//! element type for all) with unit-step slices, possibly times a literal (folded into
+//! `alpha`), or, at the top level, any element-wise value (computed into a temporary
+//! first, so `alpha * A @ B` is a scaling map and a gemm), a matrix operand runs along its
+//! variable's contiguous axis (any other strides become leading dimensions or
+//! increments), the output does not alias an operand, the product is not inside a
+//! vectorised statement, and: a `dot` anywhere (its scalar result is taped like any
+//! scalar when a loop overwrites it); a `gemm`/`gemv` only at the top level of the
+//! function, where its output is not overwritten again by a loop (the adjoint never needs
+//! the old output, and never has to tape a whole matrix). Stacks of matrices (`@` on
+//! rank 3+) stay loops.
+
+use super::lower::{Lowerer, R};
+use super::value::*;
+use crate::sym::Lin;
+use adjc_ir::*;
+
+/// The variable and view of an operand, when it is a plain load of one variable with
+/// unit-step indices.
+fn view_of(arr: &Arr, f: &Function) -> Option<(VarId, View)> {
+    let ExprKind::Load(var, idx) = &arr.tmpl.kind else { return None };
+    let var = *var;
+    if !arr.elem.is_float() || f.var(var).ty.elem() != arr.elem {
+        return None;
+    }
+    let mut axes: Vec<Option<usize>> = vec![None; arr.rank()];
+    let mut start = Vec::new();
+    for (d, ix) in idx.iter().enumerate() {
+        let mut l = Lin::from_expr(ix);
+        let phs: Vec<VarId> = l.vars().into_iter().filter(|v| ph_index(*v).is_some()).collect();
+        let mentions_ph = {
+            let mut m = false;
+            ix.walk(&mut |e| m |= matches!(e.kind, ExprKind::Var(v) if ph_index(v).is_some()));
+            m
+        };
+        match phs.as_slice() {
+            [] if !mentions_ph => start.push(ix.clone()),
+            [p] if !l.has_opaque() && l.coeff(*p) == 1 => {
+                let k = ph_index(*p)?;
+                if *axes.get(k)? != None {
+                    return None;
+                }
+                axes[k] = Some(d);
+                l.take(*p);
+                start.push(crate::sym::canon(&l.to_expr()));
+            }
+            _ => return None,
+        }
+    }
+    let axes: Option<Vec<usize>> = axes.into_iter().collect();
+    Some((var, View { start, axes: axes?, extents: arr.shape.iter().map(crate::sym::canon).collect() }))
+}
+
+/// Whether a matrix view runs along its variable's contiguous axis.
+fn has_unit_axis(f: &Function, var: VarId, v: &View) -> bool {
+    let Type::Array { dims, layout, .. } = &f.var(var).ty else { return false };
+    let unit = match layout {
+        Layout::RowMajor => dims.len() - 1,
+        Layout::ColMajor => 0,
+    };
+    v.axes.contains(&unit)
+}
+
+/// `c * X` with a literal `c` and a view `X`: the factor and `X`.
+fn split_factor(arr: &Arr) -> Option<(f64, Arr)> {
+    let ExprKind::Binary(BinOp::Mul, x, y) = &arr.tmpl.kind else { return None };
+    let (c, rest) = match (x.as_float(), y.as_float()) {
+        (Some(c), None) => (c, y),
+        (None, Some(c)) => (c, x),
+        _ => return None,
+    };
+    Some((c, Arr { tmpl: (**rest).clone(), ..arr.clone() }))
+}
+
+/// Where an operand comes from.
+enum Src {
+    /// A view of a variable, scaled by a literal factor.
+    View(VarId, View, f64),
+    /// An element-wise expression computed into a temporary first (top level only).
+    Temp,
+}
+
+impl Lowerer<'_> {
+    /// Not inside a loop, branch or vectorised statement.
+    fn at_top_level(&self) -> bool {
+        self.blocks.len() == 1 && self.index_names.is_empty()
+    }
+
+    fn src_of(&self, arr: &Arr, top: bool) -> Option<Src> {
+        if let Some((v, w)) = view_of(arr, &self.f) {
+            return Some(Src::View(v, w, 1.0));
+        }
+        if let Some((c, x)) = split_factor(arr) {
+            if let Some((v, w)) = view_of(&x, &self.f) {
+                return Some(Src::View(v, w, c));
+            }
+        }
+        (top && arr.elem.is_float()).then_some(Src::Temp)
+    }
+
+    /// `a @ b` into `dest` (an array view), or into the scalar variable `scalar` (a dot),
+    /// as one library call; `false` when it must stay loops (nothing is emitted then).
+    pub fn matmul_call(&mut self, a: &Arr, b: &Arr, dest: Option<&Arr>, scalar: Option<VarId>) -> R<bool> {
+        if !self.index_names.is_empty() {
+            return Ok(false);
+        }
+        let (out, out_view) = match (dest, scalar) {
+            (Some(d), _) => match view_of(d, &self.f) {
+                Some(x) => x,
+                None => return Ok(false),
+            },
+            (None, Some(s)) => (s, View::scalar()),
+            (None, None) => return Ok(false),
+        };
+        let elem = self.f.var(out).ty.elem();
+        if !elem.is_float() || a.elem != elem || b.elem != elem {
+            return Ok(false);
+        }
+        let op = match (a.rank(), b.rank(), out_view.rank()) {
+            (2, 2, 2) => LibOp::Gemm,
+            (2, 1, 1) | (1, 2, 1) => LibOp::Gemv,
+            (1, 1, 0) => LibOp::Dot,
+            _ => return Ok(false),
+        };
+        let top = self.at_top_level();
+        if op != LibOp::Dot && !top {
+            return Ok(false);
+        }
+        let (Some(sa), Some(sb)) = (self.src_of(a, top), self.src_of(b, top)) else { return Ok(false) };
+        for s in [&sa, &sb] {
+            if let Src::View(v, w, _) = s {
+                if *v == out || (w.rank() == 2 && !has_unit_axis(&self.f, *v, w)) {
+                    return Ok(false);
+                }
+            }
+        }
+        if out_view.rank() == 2 && !has_unit_axis(&self.f, out, &out_view) {
+            return Ok(false);
+        }
+        let mut alpha = 1.0;
+        let mut operands = Vec::new();
+        for (s, arr) in [(sa, a), (sb, b)] {
+            match s {
+                Src::View(v, w, c) => {
+                    alpha *= c;
+                    operands.push((v, w));
+                }
+                Src::Temp => {
+                    let name = self.fresh_temp("tmp");
+                    let t = self.new_array(&name, elem, &arr.shape, &arr.bounds, VarRole::Temp)?;
+                    self.emit_store_map(&t, arr.tmpl.clone(), false)?;
+                    match view_of(&t, &self.f) {
+                        Some(x) => operands.push(x),
+                        None => return Err(self.err(self.span, "internal: a temporary is not a view")),
+                    }
+                }
+            }
+        }
+        let (vb, wb) = operands.pop().ok_or_else(|| self.err(self.span, "internal"))?;
+        let (va, wa) = operands.pop().ok_or_else(|| self.err(self.span, "internal"))?;
+        // `x @ B` is `B.T @ x`.
+        let (args, views) = if wa.rank() == 1 && wb.rank() == 2 {
+            (vec![vb, va], vec![wb.t(), wa])
+        } else {
+            (vec![va, vb], vec![wa, wb])
+        };
+        self.emit_kind(StmtKind::Call(LibCall {
+            op,
+            out,
+            out_view,
+            args,
+            arg_views: views,
+            alpha: Expr::float(alpha, elem),
+            beta: Expr::float(0.0, elem),
+        }));
+        Ok(true)
+    }
+}
