@@ -23,6 +23,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Like any Unix filter, stop quietly when the reader goes away (`adjc check ... | head`)
+    // instead of panicking on a failed write to stdout.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = cli::Cli::parse();
     let result = match &args.command {
         cli::Command::Transpile(t) => pipeline::run_transpile(t),

@@ -199,3 +199,16 @@ fn check_rejects_a_wrong_gradient_tolerance_violation() {
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("FAILED"), "{t}");
 }
+
+#[test]
+fn logical_parameters_take_their_value_from_sizes() {
+    for v in ["square=0", "square=1"] {
+        let sizes = format!("N=5,{v}");
+        let out = adjc(&["check", "tests/inputs/flag_kernel.py", "--sizes", &sizes]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(text(&out).contains("check passed"));
+    }
+    let out = adjc(&["check", "tests/inputs/flag_kernel.py", "--sizes", "N=5,square=2"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("takes 0 or 1"), "{}", text(&out));
+}

@@ -36,6 +36,7 @@ pub fn elem_size(s: Scalar) -> usize {
 /// everything else as a pointer to the driver's buffer.
 fn primal_arg(p: &PlanParam, idx: usize) -> String {
     match (p.int_value, &p.shape, p.intent) {
+        (Some(v), _, _) if p.elem == Scalar::Bool => (if v != 0 { "true" } else { "false" }).to_string(),
         (Some(v), _, _) => format!("(int64_t){v}"),
         (None, None, Intent::In) => format!("adjc_p{idx}[0]"),
         _ => format!("adjc_p{idx}"),

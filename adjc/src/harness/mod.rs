@@ -90,8 +90,12 @@ pub fn plan(t: &Transpiled, args: &InputArgs) -> CliResult<Plan> {
     let mut missing = Vec::new();
     for p in &f.params {
         let var = f.var(p.var);
-        if var.ty == adjc_ir::Type::Scalar(Scalar::I64) {
+        let flag = var.ty == adjc_ir::Type::Scalar(Scalar::Bool);
+        if var.ty == adjc_ir::Type::Scalar(Scalar::I64) || flag {
             match sizes.get(&var.name) {
+                Some(v) if flag && *v != 0 && *v != 1 => {
+                    return Err(CliError::Usage(format!("--sizes {}={v}: a logical parameter takes 0 or 1", var.name)));
+                }
                 Some(v) => {
                     int_values.insert(p.var, *v);
                 }
@@ -101,7 +105,7 @@ pub fn plan(t: &Transpiled, args: &InputArgs) -> CliResult<Plan> {
     }
     if !missing.is_empty() {
         return Err(CliError::Usage(format!(
-            "`{}` needs values for its integer parameters: add --sizes {}",
+            "`{}` needs values for its integer and logical parameters: add --sizes {}",
             f.name,
             missing.iter().map(|m| format!("{m}=...")).collect::<Vec<_>>().join(",")
         )));
@@ -136,7 +140,7 @@ pub fn plan(t: &Transpiled, args: &InputArgs) -> CliResult<Plan> {
                 Some(shape)
             }
         };
-        if var.ty.elem() == Scalar::Bool || (var.ty.is_array() && var.ty.elem() == Scalar::I64) {
+        if var.ty.is_array() && !var.ty.elem().is_float() {
             return Err(CliError::Usage(format!(
                 "adjc cannot generate values for `{}` of type {}",
                 var.name,
