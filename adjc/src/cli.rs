@@ -63,6 +63,10 @@ pub struct TranspileArgs {
     /// tape takes as a formula of the sizes.
     #[arg(long)]
     pub report: bool,
+    /// Also write `<stem>_adjc.f90`, a Fortran module with `bind(C)` interfaces to the
+    /// forward function and its adjoint.
+    #[arg(long)]
+    pub fortran_interface: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).

@@ -160,6 +160,21 @@ pub fn write_files(t: &Transpiled, dir: &Path) -> CliResult<Vec<PathBuf>> {
     Ok(outputs.into_iter().map(|(p, _)| p).collect())
 }
 
+/// `--fortran-interface`: writes `<stem>_adjc.f90` into `dir` (after [`write_files`]).
+pub fn write_fortran_interface(t: &Transpiled, dir: &Path, command_line: &str) -> CliResult<PathBuf> {
+    let header_comment = vec![
+        format!("adjc {}", env!("CARGO_PKG_VERSION")),
+        format!("source: {}", t.module.file),
+        format!("command: {command_line}"),
+    ];
+    let emit_opts = EmitOptions { stem: t.stem.clone(), header_comment };
+    let text = adjc_emit::emit_fortran_interface(&[&t.module.functions[0], &t.adjoint.function], &emit_opts)
+        .map_err(|diag| CliError::Source { file: t.module.file.clone(), source: t.module.source.clone(), diag })?;
+    let path = dir.join(format!("{}_adjc.f90", t.stem));
+    std::fs::write(&path, text).map_err(|e| CliError::Io(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
+}
+
 pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
     let t = transpile(args, &command_line())?;
     match args.emit {
@@ -167,6 +182,9 @@ pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
         EmitKind::C => {
             for path in write_files(&t, &args.out_dir)? {
                 println!("wrote {}", path.display());
+            }
+            if args.fortran_interface {
+                println!("wrote {}", write_fortran_interface(&t, &args.out_dir, &command_line())?.display());
             }
         }
     }

@@ -38,6 +38,10 @@ fn examples() -> Vec<Example> {
         .collect()
 }
 
+fn have_gfortran() -> bool {
+    std::process::Command::new("gfortran").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
 fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
     let mut args = vec!["check", ex.path.as_str()];
     args.extend(ex.check_flags.iter().map(|s| s.as_str()));
@@ -55,6 +59,15 @@ fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
     }
     if !t.contains("forward vs Python: skipped (Fortran source") {
         return Err(format!("the Python comparison was not skipped for a Fortran source:\n{t}"));
+    }
+    // Every example is compiled by gfortran too and its outputs compared with the C forward.
+    if have_gfortran() {
+        let compared = t.lines().filter(|l| l.contains("forward vs gfortran:") && l.trim_end().ends_with("ok")).count();
+        if compared == 0 || t.contains("forward vs gfortran: skipped") {
+            return Err(format!("the forward function was not compared with gfortran:\n{t}"));
+        }
+    } else {
+        assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
     }
     Ok(t)
 }
@@ -115,5 +128,81 @@ fn fortran_errors_have_location_caret_and_exit_code_2() {
     assert!(t.contains("bad.f90:4:3: error: `goto` is not supported"), "{t}");
     assert!(t.contains('^') && t.contains("help:"), "{t}");
     assert!(!out_dir.exists(), "output written despite the error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn check_with_gfortran(gfortran: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_adjc"))
+        .current_dir(root())
+        .env("ADJC_GFORTRAN", gfortran)
+        .args(["check", "examples/fortran/gemm.f90", "--sizes", "ni=7,nj=6,nk=5"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn gfortran_comparison_is_skipped_without_gfortran_and_catches_a_different_original() {
+    let out = check_with_gfortran("/nonexistent/gfortran");
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("forward vs gfortran: skipped (gfortran not found"), "{t}");
+    if !have_gfortran() {
+        return;
+    }
+    // A "gfortran" that compiles a changed copy of the kernel (beta replaced by beta + 1e-3):
+    // the comparison must see the difference.
+    let dir = common::scratch("gfortran-mutant");
+    let script = dir.join("gfortran");
+    let mutant = dir.join("mutant.f90");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *gemm.f90) sed 's/\\* beta/* (beta + 1d-3)/' \"$a\" > {m}; set -- \"$@\" {m};; *) set -- \"$@\" \"$a\";; esac; shift; done\nexec gfortran \"$@\"\n",
+            m = mutant.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    let out = check_with_gfortran(script.to_str().unwrap());
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("forward vs gfortran: c") && t.contains("FAILED"), "{t}");
+    assert!(t.contains("differs from gfortran"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The gfortran driver passes logicals, single precision, an `intent(out)` array and an
+/// in-out scalar, and calls a function at top level for its result.
+#[test]
+fn gfortran_comparison_of_logicals_float32_and_a_function() {
+    if !have_gfortran() {
+        return;
+    }
+    let dir = common::scratch("gfortran-kinds");
+    let flagk = dir.join("flagk.f90");
+    std::fs::write(
+        &flagk,
+        "subroutine flagk(n, flag, x, y, s)\n  implicit none\n  integer, intent(in) :: n\n  logical, intent(in) :: flag\n  real(4), intent(in) :: x(n, 2)\n  real(4), intent(out) :: y(n)\n  real(4), intent(inout) :: s\n  integer :: i\n  do i = 1, n\n    if (flag) then\n      y(i) = x(i, 1) * s + x(i, 2)\n    else\n      y(i) = x(i, 2) * s\n    end if\n  end do\n  s = s * 2.0\nend subroutine flagk\n",
+    )
+    .unwrap();
+    let topfun = dir.join("topfun.f90");
+    std::fs::write(
+        &topfun,
+        "real(8) function topfun(n, x)\n  implicit none\n  integer :: n\n  real(8) :: x(n)\n  topfun = sum(x * x) + x(1)\nend function topfun\n",
+    )
+    .unwrap();
+    for (file, sizes, outputs) in [
+        (&flagk, "n=5,flag=0", &["y", "s"][..]),
+        (&flagk, "n=5,flag=1", &["y", "s"][..]),
+        (&topfun, "n=5", &["ret"][..]),
+    ] {
+        let out = adjc(&["check", file.to_str().unwrap(), "--sizes", sizes]);
+        let t = text(&out);
+        assert!(out.status.success(), "{t}");
+        for name in outputs {
+            let line = t.lines().find(|l| l.contains(&format!("forward vs gfortran: {name} "))).unwrap_or("");
+            assert!(line.trim_end().ends_with("ok"), "{name}:\n{t}");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,6 +15,7 @@ mod cexpr;
 mod cstmt;
 mod ctx;
 mod doc;
+mod fortran_iface;
 mod function;
 mod layout;
 pub mod names;
@@ -23,6 +24,7 @@ mod reserved;
 mod templates;
 
 pub use cexpr::{float_literal, int_literal};
+pub use fortran_iface::emit_fortran_interface;
 
 use adjc_ir::{Diagnostic, Function, Module};
 

@@ -12,13 +12,14 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("source.c.j2", include_str!("../../templates/source.c.j2")),
     ("function.c.j2", include_str!("../../templates/function.c.j2")),
     ("header.h.j2", include_str!("../../templates/header.h.j2")),
+    ("fortran_interface.f90.j2", include_str!("../../templates/fortran_interface.f90.j2")),
 ];
 
 fn internal(e: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::error(Span::NONE, format!("internal error in the C templates: {e}"))
 }
 
-fn environment() -> Result<Environment<'static>, Diagnostic> {
+pub(crate) fn environment() -> Result<Environment<'static>, Diagnostic> {
     let mut env = Environment::new();
     let syntax = SyntaxConfig::builder()
         .trim_blocks(true)

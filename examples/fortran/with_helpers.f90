@@ -1,12 +1,12 @@
 ! A kernel calling helpers from the same file: a subroutine that updates an array in
-! place and a pure function of scalars, also applied element by element to arrays.
+! place and an elemental (pure) function of scalars, also applied element by element to arrays.
 ! Both are inlined and differentiated with the kernel; the timer calls are left out.
 ! adjc check: --sizes n=10,nsteps=3 --function with_helpers
 module physics
   implicit none
   integer, parameter :: dp = kind(1.0d0)
 contains
-  pure function flux(a, b, c) result(f)
+  elemental function flux(a, b, c) result(f)
     real(dp), intent(in) :: a, b, c
     real(dp) :: f
     f = c * (b - a) + 0.1_dp * a * b

@@ -46,6 +46,12 @@ pub fn rewrite_block(b: &mut Block, fe: &dyn Fn(&Expr) -> Expr, fv: &dyn Fn(VarI
             StmtKind::Call(c) => {
                 c.out = fv(c.out);
                 c.args = c.args.iter().map(|a| fv(*a)).collect();
+                for v in std::iter::once(&mut c.out_view).chain(c.arg_views.iter_mut()) {
+                    v.start = v.start.iter().map(ex).collect();
+                    v.extents = v.extents.iter().map(ex).collect();
+                }
+                c.alpha = ex(&c.alpha);
+                c.beta = ex(&c.beta);
             }
             StmtKind::Push { tape, value } => {
                 *tape = fv(*tape);

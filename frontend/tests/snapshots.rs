@@ -110,7 +110,7 @@ def center(X: 'float64[N, M]'):
 }
 
 #[test]
-fn matrix_products_lower_to_loops() {
+fn matrix_products_become_library_calls() {
     insta::assert_snapshot!(ir("
 import numpy as np
 

@@ -9,9 +9,10 @@
 //! per input, and reports their relative difference. It also checks that the adjoint
 //! leaves the primal outputs as the forward function does, and — when `python3` with
 //! NumPy is available — runs the original Python function on the same inputs and compares
-//! the forward outputs.
+//! the forward outputs (for a Fortran source, the original compiled by gfortran: `gfortran`).
 
 mod driver;
+mod gfortran;
 mod numpy;
 
 use adjc_ir::Scalar;
@@ -70,7 +71,27 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
     if args.no_python {
         println!("  forward vs Python: skipped (--no-python)");
     } else if !python_source {
-        println!("  forward vs Python: skipped (Fortran source; gfortran comparison not implemented yet)");
+        println!("  forward vs Python: skipped (Fortran source)");
+        let ext = args.transpile.file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let fixed_form = matches!(ext.as_str(), "f" | "for" | "ftn" | "f77");
+        match gfortran::compare(&t, &plan, &dir, &args.transpile.file, fixed_form)? {
+            numpy::Outcome::Skipped(why) => println!("  forward vs gfortran: skipped ({why})"),
+            numpy::Outcome::Compared(rows) => {
+                let ftol = if f32_kernel { 1e-4 } else { 1e-9 };
+                for (name, err) in rows {
+                    let ok = err <= ftol;
+                    println!(
+                        "  forward vs gfortran: {:<10} max rel. error {:.2e}   {}",
+                        name,
+                        err,
+                        if ok { "ok" } else { "FAILED" }
+                    );
+                    if !ok {
+                        failures.push(format!("forward output `{name}` differs from gfortran (rel. error {err:.2e})"));
+                    }
+                }
+            }
+        }
     } else {
         match numpy::compare(&t, &plan, &dir, &args.transpile.file)? {
             numpy::Outcome::Skipped(why) => println!("  forward vs NumPy: skipped ({why})"),

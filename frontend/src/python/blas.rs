@@ -6,8 +6,7 @@
 //! `alpha`), or, at the top level, any element-wise value (computed into a temporary
 //! first, so `alpha * A @ B` is a scaling map and a gemm), a matrix operand runs along its
 //! variable's contiguous axis (any other strides become leading dimensions or
-//! increments), the output does not alias an operand, the product is not inside a
-//! vectorised statement, and: a `dot` anywhere (its scalar result is taped like any
+//! increments), the output does not alias an operand, and: a `dot` anywhere (its scalar result is taped like any
 //! scalar when a loop overwrites it); a `gemm`/`gemv` only at the top level of the
 //! function, where its output is not overwritten again by a loop (the adjoint never needs
 //! the old output, and never has to tape a whole matrix). Stacks of matrices (`@` on
@@ -84,9 +83,10 @@ enum Src {
 }
 
 impl Lowerer<'_> {
-    /// Not inside a loop, branch or vectorised statement.
+    /// Not inside a loop or branch. (Products are always computed at statement level,
+    /// before any map of the statement is built, so they are never inside a map body.)
     fn at_top_level(&self) -> bool {
-        self.blocks.len() == 1 && self.index_names.is_empty()
+        self.blocks.len() == 1
     }
 
     fn src_of(&self, arr: &Arr, top: bool) -> Option<Src> {
@@ -104,9 +104,6 @@ impl Lowerer<'_> {
     /// `a @ b` into `dest` (an array view), or into the scalar variable `scalar` (a dot),
     /// as one library call; `false` when it must stay loops (nothing is emitted then).
     pub fn matmul_call(&mut self, a: &Arr, b: &Arr, dest: Option<&Arr>, scalar: Option<VarId>) -> R<bool> {
-        if !self.index_names.is_empty() {
-            return Ok(false);
-        }
         let (out, out_view) = match (dest, scalar) {
             (Some(d), _) => match view_of(d, &self.f) {
                 Some(x) => x,

@@ -280,6 +280,56 @@ impl Interp<'_> {
         }
     }
 
+    /// One element of a library-call operand.
+    fn at(&mut self, var: VarId, v: &View, idx: &[i64]) -> f64 {
+        let ie: Vec<Expr> = idx.iter().map(|k| Expr::int(*k)).collect();
+        let ty = self.f.var(var).ty.elem();
+        self.eval(&Place { var, index: v.index_of(&ie) }.to_expr(ty)).f()
+    }
+
+    /// A library call by its definition (`adjc_ir::LibCall`), element by element.
+    fn call(&mut self, c: &LibCall) {
+        let alpha = self.eval(&c.alpha).f();
+        let beta = self.eval(&c.beta).f();
+        let ext = |m: &mut Self, v: &View| -> Vec<i64> { v.extents.iter().map(|e| m.eval(e).i()).collect() };
+        let (eo, ea) = (ext(self, &c.out_view), ext(self, &c.arg_views[0]));
+        let (a, b, va, vb) = (c.args[0], c.args[1], &c.arg_views[0], &c.arg_views[1]);
+        let mut res: Vec<(Vec<i64>, f64)> = Vec::new();
+        match c.op {
+            LibOp::Gemm => {
+                for i in 0..eo[0] {
+                    for j in 0..eo[1] {
+                        let t: f64 = (0..ea[1]).map(|p| self.at(a, va, &[i, p]) * self.at(b, vb, &[p, j])).sum();
+                        res.push((vec![i, j], alpha * t));
+                    }
+                }
+            }
+            LibOp::Gemv => {
+                for i in 0..eo[0] {
+                    let t: f64 = (0..ea[1]).map(|p| self.at(a, va, &[i, p]) * self.at(b, vb, &[p])).sum();
+                    res.push((vec![i], alpha * t));
+                }
+            }
+            LibOp::Dot => {
+                let t: f64 = (0..ea[0]).map(|p| self.at(a, va, &[p]) * self.at(b, vb, &[p])).sum();
+                res.push((vec![], alpha * t));
+            }
+            LibOp::Ger => {
+                for i in 0..eo[0] {
+                    for j in 0..eo[1] {
+                        res.push((vec![i, j], alpha * self.at(a, va, &[i]) * self.at(b, vb, &[j])));
+                    }
+                }
+            }
+        }
+        for (idx, x) in res {
+            let ie: Vec<Expr> = idx.iter().map(|k| Expr::int(*k)).collect();
+            let place = Place { var: c.out, index: c.out_view.index_of(&ie) };
+            let old = if beta == 0.0 { 0.0 } else { beta * self.eval(&place.to_expr(self.f.var(c.out).ty.elem())).f() };
+            self.write(&place, V::F(x + old));
+        }
+    }
+
     fn block(&mut self, b: &Block) {
         for s in b {
             self.stmt(s);
@@ -360,6 +410,7 @@ impl Interp<'_> {
                 self.mem[v.index()] = Some(Data::Array { dims, data: vec![V::F(f64::NAN); n] });
             }
             StmtKind::Free(v) => self.mem[v.index()] = None,
+            StmtKind::Call(c) => self.call(c),
             other => panic!("interpreter: unsupported statement {other:?}"),
         }
     }

@@ -1,0 +1,233 @@
+//! The forward check against the original Fortran: compiles the user's source with
+//! gfortran together with a generated driver (`templates/check_gfortran.f90.j2`) that reads
+//! the C driver's `inputs.bin` (arrays as flat element sequences: memory order, which is
+//! column-major for Fortran arrays), calls the routine and writes its outputs in the order
+//! of `forward.bin`; then compares both files.
+
+use std::path::Path;
+use std::process::Command;
+
+use adjc_ir::{Intent, Scalar, VarRole};
+use minijinja::context;
+
+use crate::cli::{CliError, CliResult};
+use crate::harness::{build, Plan};
+use crate::pipeline::Transpiled;
+
+use super::numpy::Outcome;
+
+const TEMPLATE: &str = include_str!("../../../templates/check_gfortran.f90.j2");
+
+/// `$ADJC_GFORTRAN`, else `gfortran`, when it runs.
+fn gfortran() -> Option<String> {
+    let exe = std::env::var("ADJC_GFORTRAN").unwrap_or_else(|_| "gfortran".into());
+    let ok = Command::new(&exe).arg("--version").output().is_ok_and(|o| o.status.success());
+    ok.then_some(exe)
+}
+
+/// Where the routine lives in the source: `Ok(Some(module))`, `Ok(None)` at top level, or
+/// why the driver cannot call it (inside a program or another routine).
+pub fn container(source: &str, routine: &str, fixed_form: bool) -> Result<Option<String>, String> {
+    let routine = routine.to_ascii_lowercase();
+    let mut module: Option<String> = None;
+    let mut program = false;
+    let mut depth = 0usize;
+    for raw in source.lines() {
+        if fixed_form && raw.starts_with(['c', 'C', '*']) {
+            continue;
+        }
+        let line = raw.split('!').next().unwrap_or("").trim().to_ascii_lowercase();
+        let words: Vec<&str> =
+            line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        let Some(first) = words.first() else { continue };
+        match *first {
+            "module" if words.get(1).is_some_and(|w| *w != "procedure") => module = words.get(1).map(|w| w.to_string()),
+            "program" => program = true,
+            "end" | "endmodule" | "endprogram" | "endsubroutine" | "endfunction" => {
+                let what = if *first == "end" { words.get(1).copied().unwrap_or("") } else { &first[3..] };
+                match what {
+                    // F77's bare `end` closes the routine (or the program).
+                    "" if depth > 0 => depth -= 1,
+                    "" => program = false,
+                    "module" => module = None,
+                    "program" => program = false,
+                    "subroutine" | "function" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            _ => {
+                // `subroutine f(`, `pure real(8) function f(`, `recursive subroutine f`, ...
+                let Some(k) = words.iter().position(|w| *w == "subroutine" || *w == "function") else { continue };
+                if words[..k].contains(&"end") {
+                    continue;
+                }
+                let name = words.get(k + 1).copied().unwrap_or("");
+                if name == routine {
+                    if program {
+                        return Err("the routine is inside a program".into());
+                    }
+                    if depth > 0 {
+                        return Err("the routine is contained in another routine".into());
+                    }
+                    return Ok(module);
+                }
+                depth += 1;
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn fortran_type(s: Scalar) -> &'static str {
+    match s {
+        Scalar::F64 => "real(kind(1.0d0))",
+        Scalar::F32 => "real(kind(1.0))",
+        Scalar::I64 => "integer",
+        Scalar::Bool => "logical",
+    }
+}
+
+pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixed_form: bool) -> CliResult<Outcome> {
+    let Some(gfortran) = gfortran() else {
+        return Ok(Outcome::Skipped("gfortran not found; set ADJC_GFORTRAN".into()));
+    };
+    let primal = &t.module.functions[0];
+    let module = match container(&t.module.source, &primal.name, fixed_form) {
+        Ok(m) => m,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let returns: Vec<usize> = (0..plan.params.len()).filter(|&k| plan.params[k].role == VarRole::Return).collect();
+    if returns.len() > 1 {
+        return Ok(Outcome::Skipped("the function returns several values".into()));
+    }
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    let mut ret_type = String::new();
+    for (k, p) in plan.params.iter().enumerate() {
+        if !matches!(p.role, VarRole::Param | VarRole::Return) {
+            continue;
+        }
+        let decl = fortran_type(p.elem);
+        let shape = match &p.shape {
+            Some(s) => format!("({})", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+            None => String::new(),
+        };
+        if p.role == VarRole::Return {
+            if p.shape.is_some() && module.is_none() {
+                return Ok(Outcome::Skipped("an array-valued function outside a module".into()));
+            }
+            ret_type = decl.to_string();
+        } else {
+            if p.shape.as_ref().is_some_and(|_| module.is_none()) && primal.vars.iter().any(|v| v.role == VarRole::Size)
+            {
+                return Ok(Outcome::Skipped("assumed-shape dummies of a routine outside a module".into()));
+            }
+            args.push(format!("adjc_p{k}"));
+        }
+        let cast = |v: String| if p.elem == Scalar::F32 { format!("real({v}, kind(1.0))") } else { v };
+        let init = match (p.int_value, &p.shape) {
+            (Some(v), _) if p.elem == Scalar::Bool => (if v != 0 { ".true." } else { ".false." }).to_string(),
+            (Some(v), _) => v.to_string(),
+            _ if p.role == VarRole::Return => String::new(),
+            (None, _) if p.intent == Intent::Out || p.x_off.is_none() => {
+                if p.shape.is_some() {
+                    "0".into()
+                } else {
+                    String::new()
+                }
+            }
+            (None, None) => cast(format!("adjc_data({})", p.x_off.unwrap_or(0) + 1)),
+            (None, Some(s)) => {
+                let off = p.x_off.unwrap_or(0);
+                let flat = format!("adjc_data({}:{})", off + 1, off + p.count());
+                let value = if s.len() == 1 {
+                    flat
+                } else {
+                    format!("reshape({flat}, [{}])", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+                };
+                cast(value)
+            }
+        };
+        params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output() });
+    }
+    let ctx = context! {
+        kind => if returns.is_empty() { "subroutine" } else { "function" },
+        routine => primal.name.clone(),
+        module => module,
+        ret_type => ret_type,
+        ret => returns.first().copied().unwrap_or(0),
+        data_len => plan.data.len().max(1),
+        params => params,
+        args => args.join(", "),
+    };
+    let driver = crate::templates::render("check_gfortran.f90", TEMPLATE, ctx)?;
+    std::fs::write(dir.join("check_gfortran.f90"), driver)
+        .map_err(|e| CliError::Io(format!("cannot write the gfortran driver: {e}")))?;
+    let source =
+        std::fs::canonicalize(source_path).map_err(|e| CliError::Io(format!("{}: {e}", source_path.display())))?;
+    // A source gfortran rejects (an extension adjc accepts) is not a failure of the adjoint.
+    let compile = |what: &str, cmd: &mut Command| -> Option<String> {
+        let out = cmd.current_dir(dir).output().ok()?;
+        if out.status.success() {
+            return None;
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().find(|l| l.contains("Error")).unwrap_or("").trim().to_string();
+        Some(format!("gfortran cannot compile {what}: {first}"))
+    };
+    let s = source.to_string_lossy().into_owned();
+    if let Some(why) =
+        compile("the source", Command::new(&gfortran).args(["-c", "-O1", "-J", ".", &s, "-o", "adjc_original.o"]))
+    {
+        return Ok(Outcome::Skipped(why));
+    }
+    let driver_args =
+        ["-ffree-line-length-none", "-I.", "check_gfortran.f90", "adjc_original.o", "-o", "check_gfortran"];
+    if let Some(why) = compile("the driver", Command::new(&gfortran).args(driver_args)) {
+        return Ok(Outcome::Skipped(why));
+    }
+    build::run(Command::new(dir.join("check_gfortran")).current_dir(dir), "the gfortran-compiled original")?;
+    let read = |name: &str| -> CliResult<Vec<f64>> {
+        let bytes = std::fs::read(dir.join(name)).map_err(|e| CliError::Io(format!("cannot read {name}: {e}")))?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect())
+    };
+    let (got, reference) = (read("gfortran.bin")?, read("forward.bin")?);
+    let mut rows = Vec::new();
+    let mut off = 0usize;
+    for p in plan.params.iter().filter(|p| p.is_output()) {
+        let n = p.count();
+        let (Some(g), Some(r)) = (got.get(off..off + n), reference.get(off..off + n)) else {
+            return Err(CliError::CheckFailed("the gfortran driver wrote fewer values than the C driver".into()));
+        };
+        let scale = g.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+        let diff = g
+            .iter()
+            .zip(r)
+            .fold(0.0f64, |m, (a, b)| if (a - b).is_nan() { f64::INFINITY } else { m.max((a - b).abs()) });
+        rows.push((p.name.clone(), diff / scale));
+        off += n;
+    }
+    Ok(Outcome::Compared(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::container;
+
+    #[test]
+    fn finds_the_module_of_a_routine() {
+        let src = "module m\ncontains\n  pure real(8) function f(x) result(r)\n  end function f\n  subroutine g(a)\n  end subroutine g\nend module m\nsubroutine h()\nend\n";
+        assert_eq!(container(src, "g", false), Ok(Some("m".into())));
+        assert_eq!(container(src, "F", false), Ok(Some("m".into())));
+        assert_eq!(container(src, "h", false), Ok(None));
+        let prog = "program p\ncontains\n subroutine s()\n end subroutine s\nend program p\n";
+        assert!(container(prog, "s", false).is_err());
+        let fixed = "C     module m\n      SUBROUTINE T(N)\n      END\n      REAL*8 FUNCTION S(N)\n      END\n";
+        assert_eq!(container(fixed, "s", true), Ok(None));
+        let kinds = "module k\ncontains\n real(kind=dp) function e(x)\n end function\nend module\n";
+        assert_eq!(container(kinds, "e", false), Ok(Some("k".into())));
+    }
+}
