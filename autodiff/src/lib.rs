@@ -69,6 +69,7 @@ mod recompute;
 mod report;
 mod reverse;
 mod rules;
+pub mod shadow;
 mod shared;
 mod signature;
 pub mod split;
