@@ -458,3 +458,44 @@ def pick(A: 'float64[N]', c: float):
         assert_close(&out["ret"].floats(), &[x[0] + d, x[1] + d, x[2] + d]);
     }
 }
+
+#[test]
+fn matrix_products_as_library_calls_match_numpy() {
+    let src = "
+import numpy as np
+def f(A: 'float64[N, K]', B: 'float64[N, M]', x: 'float64[K]', v: 'float64[N]'):
+    G = A.T @ B
+    y = A @ x
+    z = v @ A
+    w = 2.0 * A[1:, 1] @ B[1:, 0]
+    return G, y, z, w
+";
+    let f = &lower(src).functions[0];
+    let ir = adjc_ir::print::print_function(f);
+    for want in ["gemm(A[0:N, 0:K].T, B[0:N, 0:M])", "gemv(A[0:N, 0:K], x[0:K])", "gemv(A[0:N, 0:K].T, v[0:N])"] {
+        assert!(ir.contains(want), "missing `{want}` in\n{ir}");
+    }
+    assert!(ir.contains("2.0 * dot(A[1:N, 1], B[1:N, 0])"), "{ir}");
+    let (n, k, m) = (4, 3, 2);
+    let (a, b, x, v) = (data(n * k, 31), data(n * m, 32), data(k, 33), data(n, 34));
+    let out = run(
+        f,
+        &[
+            ("N", Data::i(n as i64)),
+            ("K", Data::i(k as i64)),
+            ("M", Data::i(m as i64)),
+            ("A", Data::arr(&[n, k], a.clone())),
+            ("B", Data::arr(&[n, m], b.clone())),
+            ("x", Data::arr(&[k], x.clone())),
+            ("v", Data::arr(&[n], v.clone())),
+        ],
+    );
+    let g: Vec<f64> = (0..k * m).map(|pq| (0..n).map(|i| a[i * k + pq / m] * b[i * m + pq % m]).sum()).collect();
+    assert_close(&out["ret0"].floats(), &g);
+    let y: Vec<f64> = (0..n).map(|i| (0..k).map(|p| a[i * k + p] * x[p]).sum()).collect();
+    assert_close(&out["ret1"].floats(), &y);
+    let z: Vec<f64> = (0..k).map(|p| (0..n).map(|i| v[i] * a[i * k + p]).sum()).collect();
+    assert_close(&out["ret2"].floats(), &z);
+    let w: f64 = 2.0 * (1..n).map(|i| a[i * k + 1] * b[i * m]).sum::<f64>();
+    assert_close(&out["ret3"].floats(), &[w]);
+}

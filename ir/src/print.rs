@@ -105,6 +105,55 @@ pub fn call_str(f: &Function, c: &LibCall) -> String {
     )
 }
 
+/// Signed terms of a sum (`a - (b + 1)` is `+a, -b, -1`).
+fn terms(e: &Expr, sign: i64, out: &mut Vec<(i64, Expr)>) {
+    match &e.kind {
+        ExprKind::Binary(BinOp::Add, a, b) => {
+            terms(a, sign, out);
+            terms(b, sign, out);
+        }
+        ExprKind::Binary(BinOp::Sub, a, b) => {
+            terms(a, sign, out);
+            terms(b, -sign, out);
+        }
+        ExprKind::Unary(UnOp::Neg, a) => terms(a, -sign, out),
+        _ => out.push((sign, e.clone())),
+    }
+}
+
+/// `start + extent` with equal terms cancelled and constants folded, so a view prints as
+/// `A[i + 1:N, i]` rather than `A[i + 1:i + 1 + (N - i - 1), i]`.
+fn sum_of(start: &Expr, extent: &Expr) -> Expr {
+    let mut ts = Vec::new();
+    terms(start, 1, &mut ts);
+    terms(extent, 1, &mut ts);
+    let mut konst = 0i64;
+    let mut kept: Vec<(i64, Expr)> = Vec::new();
+    for (sign, t) in ts {
+        if let Some(c) = t.as_int() {
+            konst = konst.wrapping_add(sign.wrapping_mul(c));
+        } else if let Some(pos) = kept.iter().position(|(s2, t2)| *s2 == -sign && *t2 == t) {
+            kept.remove(pos);
+        } else {
+            kept.push((sign, t));
+        }
+    }
+    let mut acc: Option<Expr> = None;
+    for (sign, t) in kept {
+        acc = Some(match (acc, sign > 0) {
+            (None, true) => t,
+            (None, false) => t.neg(),
+            (Some(a), true) => a.add(t),
+            (Some(a), false) => a.sub(t),
+        });
+    }
+    match acc {
+        None => Expr::int(konst),
+        Some(a) if konst >= 0 => a.add(Expr::int(konst)),
+        Some(a) => a.sub(Expr::int(konst.wrapping_neg())),
+    }
+}
+
 /// `A[i, 0:j]`, `B[0:K, 0:M].T`.
 pub fn view_str(f: &Function, var: VarId, v: &View) -> String {
     let name = &f.var(var).name;
@@ -117,7 +166,7 @@ pub fn view_str(f: &Function, var: VarId, v: &View) -> String {
         .enumerate()
         .map(|(d, s)| match v.axes.iter().position(|a| *a == d) {
             Some(k) => {
-                let stop = v.extents.get(k).map(|e| s.clone().add(e.clone())).unwrap_or_else(|| s.clone());
+                let stop = v.extents.get(k).map(|e| sum_of(s, e)).unwrap_or_else(|| s.clone());
                 format!("{}:{}", expr_str(f, s), expr_str(f, &stop))
             }
             None => expr_str(f, s),

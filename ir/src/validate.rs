@@ -440,3 +440,56 @@ mod tests {
         assert!(validate(&f).unwrap_err().message.contains("outside its loop"));
     }
 }
+
+#[cfg(test)]
+mod call_tests {
+    use super::*;
+
+    /// `ret = dot(A[i + 1:N], B[i + 1:N])` for `A`, `B` of extent `N`, and a second array
+    /// `C` for the error cases.
+    fn dot_fn(out_is_arg: bool, beta: f64) -> Function {
+        let mut f =
+            Function { name: "d".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
+        let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
+        let ty = Type::Array {
+            elem: Scalar::F64,
+            dims: vec![Dim::zero_based(Expr::var(n, Scalar::I64))],
+            layout: Layout::RowMajor,
+        };
+        let a = f.add_var("A", ty.clone(), VarRole::Param, Span::NONE);
+        let b = f.add_var("B", ty, VarRole::Param, Span::NONE);
+        let r = f.add_var("ret", Type::Scalar(Scalar::F64), VarRole::Return, Span::NONE);
+        let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Param, Span::NONE);
+        f.params = [n, a, b, i, r].iter().map(|v| Param { var: *v, intent: Intent::In, doc: String::new() }).collect();
+        let start = Expr::var(i, Scalar::I64).add(Expr::int(1));
+        let ext = Expr::var(n, Scalar::I64).sub(Expr::var(i, Scalar::I64)).sub(Expr::int(1));
+        let view = View { start: vec![start], axes: vec![0], extents: vec![ext] };
+        let out = if out_is_arg { a } else { r };
+        let out_view = if out_is_arg { view.clone() } else { View::scalar() };
+        f.body = vec![Stmt::new(
+            StmtKind::Call(LibCall {
+                op: if out_is_arg { LibOp::Ger } else { LibOp::Dot },
+                out,
+                out_view,
+                args: vec![a, b],
+                arg_views: vec![view.clone(), view],
+                alpha: Expr::float(1.0, Scalar::F64),
+                beta: Expr::float(beta, Scalar::F64),
+            }),
+            Span::NONE,
+        )];
+        f
+    }
+
+    #[test]
+    fn library_calls_print_as_views_and_validate() {
+        let f = dot_fn(false, 0.0);
+        validate(&f).unwrap();
+        let StmtKind::Call(c) = &f.body[0].kind else { unreachable!() };
+        assert_eq!(crate::print::call_str(&f, c), "ret = 1.0 * dot(A[i + 1:N], B[i + 1:N]) + 0.0 * ret");
+        assert!(!c.reads_out());
+        // A ger needs a 2-D output and only accumulates; outputs never alias arguments.
+        let e = validate(&dot_fn(true, 0.0)).unwrap_err();
+        assert!(e.message.contains("also an argument"), "{e}");
+    }
+}

@@ -17,7 +17,8 @@
 //! (`np.zeros`, ..., `*_like`, `copy`, `np.eye`, `np.identity`), reshaping (`np.reshape`,
 //! `.reshape`, `.ravel`, `.flatten`: index remapping, views of contiguous arrays), and
 //! matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`; `@` also on stacks of
-//! matrices) lowered to loops.
+//! matrices): library calls (gemm, gemv, dot on views, see `blas`) where the whole
+//! pipeline takes them, loops otherwise.
 //!
 //! Not supported (diagnosed): `while`, `break`, `continue`, comprehensions, lambdas,
 //! classes, `*args`/`**kwargs`, `global`, `with`, `try`, integer-array indexing,
