@@ -6,84 +6,17 @@
 
 mod common;
 
-use common::{adjc, root, text};
+use common::{adjc, check_all, check_example, root, split_flags, text, Example};
 use std::path::{Path, PathBuf};
 
-struct Example {
-    path: String,
-    check_flags: Vec<String>,
-}
-
-/// Splits FLAGS like a shell would for simple quoting ('...' keeps spaces).
-fn split_flags(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for c in s.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if any {
-                    out.push(std::mem::take(&mut cur));
-                    any = false;
-                }
-            }
-            c => {
-                cur.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        out.push(cur);
-    }
-    out
-}
-
 fn examples() -> Vec<Example> {
-    let dir = root().join("examples/python");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let src = std::fs::read_to_string(&p).unwrap();
-            let flags = src
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("# adjc check:"))
-                .unwrap_or_else(|| panic!("{} has no `# adjc check:` line", p.display()));
-            Example { path: p.strip_prefix(root()).unwrap().display().to_string(), check_flags: split_flags(flags) }
-        })
-        .collect()
+    common::examples("examples/python", &["py"], "#")
 }
 
-fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
-    let mut args = vec!["check", ex.path.as_str()];
-    args.extend(ex.check_flags.iter().map(|s| s.as_str()));
-    if openmp {
-        args.push("--openmp");
-    }
-    let out = adjc(&args);
-    let t = text(&out);
-    if !out.status.success() {
-        return Err(format!("adjc {}\n{t}", args.join(" ")));
-    }
-    // The gradient lines must be there and parse: a check that printed nothing proves nothing.
-    let grads = t.lines().filter(|l| l.contains("(adjoint)") && l.trim_end().ends_with("ok")).count();
-    if grads == 0 || !t.contains("check passed") {
-        return Err(format!("no gradient was checked:\n{t}"));
-    }
-    if std::env::var("ADJC_REQUIRE_NUMPY").is_ok_and(|v| v == "1") && !t.contains("forward vs NumPy:")
-        || t.contains("NumPy: skipped") && std::env::var("ADJC_REQUIRE_NUMPY").is_ok_and(|v| v == "1")
-    {
+fn check_python_example(ex: &Example, openmp: bool) -> Result<String, String> {
+    let t = check_example(ex, openmp)?;
+    let required = std::env::var("ADJC_REQUIRE_NUMPY").is_ok_and(|v| v == "1");
+    if required && (!t.contains("forward vs NumPy:") || t.contains("NumPy: skipped")) {
         return Err(format!("the NumPy comparison did not run:\n{t}"));
     }
     Ok(t)
@@ -93,23 +26,7 @@ fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
 fn every_example_passes_the_gradient_check_serial_and_openmp() {
     let exs = examples();
     assert!(exs.len() >= 10, "expected at least 10 examples, found {}", exs.len());
-    let jobs: Vec<(&Example, bool)> = exs.iter().flat_map(|e| [(e, false), (e, true)]).collect();
-    let failures = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some((ex, omp)) = jobs.get(k) else { break };
-                match check_example(ex, *omp) {
-                    Ok(t) => eprintln!("{} ({}):\n{t}", ex.path, if *omp { "openmp" } else { "serial" }),
-                    Err(e) => failures.lock().unwrap().push(e),
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "{} check(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    check_all(&exs, &check_python_example);
 }
 
 #[test]

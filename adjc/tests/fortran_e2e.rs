@@ -6,57 +6,18 @@
 
 mod common;
 
-use common::{adjc, root, text};
-use std::path::PathBuf;
-
-struct Example {
-    path: String,
-    check_flags: Vec<String>,
-}
+use common::{adjc, check_all, check_example, root, text, Example};
 
 fn examples() -> Vec<Example> {
-    let dir = root().join("examples/fortran");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "f90" || e == "f"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let src = std::fs::read_to_string(&p).unwrap();
-            let flags = src
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("! adjc check:"))
-                .unwrap_or_else(|| panic!("{} has no `! adjc check:` line", p.display()));
-            Example {
-                path: p.strip_prefix(root()).unwrap().display().to_string(),
-                check_flags: flags.split_whitespace().map(str::to_string).collect(),
-            }
-        })
-        .collect()
+    common::examples("examples/fortran", &["f90", "f"], "!")
 }
 
 fn have_gfortran() -> bool {
     std::process::Command::new("gfortran").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
-fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
-    let mut args = vec!["check", ex.path.as_str()];
-    args.extend(ex.check_flags.iter().map(|s| s.as_str()));
-    if openmp {
-        args.push("--openmp");
-    }
-    let out = adjc(&args);
-    let t = text(&out);
-    if !out.status.success() {
-        return Err(format!("adjc {}\n{t}", args.join(" ")));
-    }
-    let grads = t.lines().filter(|l| l.contains("(adjoint)") && l.trim_end().ends_with("ok")).count();
-    if grads == 0 || !t.contains("check passed") {
-        return Err(format!("no gradient was checked:\n{t}"));
-    }
+fn check_fortran_example(ex: &Example, openmp: bool) -> Result<String, String> {
+    let t = check_example(ex, openmp)?;
     if !t.contains("forward vs Python: skipped (Fortran source") {
         return Err(format!("the Python comparison was not skipped for a Fortran source:\n{t}"));
     }
@@ -76,23 +37,7 @@ fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
 fn every_fortran_example_passes_the_gradient_check_serial_and_openmp() {
     let exs = examples();
     assert!(exs.len() >= 6, "expected at least 6 Fortran examples, found {}", exs.len());
-    let jobs: Vec<(&Example, bool)> = exs.iter().flat_map(|e| [(e, false), (e, true)]).collect();
-    let failures = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some((ex, omp)) = jobs.get(k) else { break };
-                match check_example(ex, *omp) {
-                    Ok(t) => eprintln!("{} ({}):\n{t}", ex.path, if *omp { "openmp" } else { "serial" }),
-                    Err(e) => failures.lock().unwrap().push(e),
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "{} check(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    check_all(&exs, &check_fortran_example);
 }
 
 #[test]

@@ -25,3 +25,104 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// An example kernel and the flags of its `adjc check:` line.
+pub struct Example {
+    pub path: String,
+    pub check_flags: Vec<String>,
+}
+
+/// Splits FLAGS like a shell would for simple quoting ('...' keeps spaces).
+pub fn split_flags(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in s.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// The files of `dir` (relative to the root) with one of `exts`, sorted, each with the flags
+/// of its `<comment> adjc check:` line.
+pub fn examples(dir: &str, exts: &[&str], comment: &str) -> Vec<Example> {
+    let marker = format!("{comment} adjc check:");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let src = std::fs::read_to_string(&p).unwrap();
+            let flags = src
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(marker.as_str()))
+                .unwrap_or_else(|| panic!("{} has no `{marker}` line", p.display()));
+            Example { path: p.strip_prefix(root()).unwrap().display().to_string(), check_flags: split_flags(flags) }
+        })
+        .collect()
+}
+
+/// Runs `adjc check` on an example; the check must pass and show at least one checked
+/// gradient (a check that printed nothing proves nothing). Returns the output.
+pub fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
+    let mut args = vec!["check", ex.path.as_str()];
+    args.extend(ex.check_flags.iter().map(|s| s.as_str()));
+    if openmp {
+        args.push("--openmp");
+    }
+    let out = adjc(&args);
+    let t = text(&out);
+    if !out.status.success() {
+        return Err(format!("adjc {}\n{t}", args.join(" ")));
+    }
+    let grads = t.lines().filter(|l| l.contains("(adjoint)") && l.trim_end().ends_with("ok")).count();
+    if grads == 0 || !t.contains("check passed") {
+        return Err(format!("no gradient was checked:\n{t}"));
+    }
+    Ok(t)
+}
+
+/// Runs `check` on every example, serial and with OpenMP, on two workers; fails with every
+/// failure listed.
+pub fn check_all(exs: &[Example], check: &(dyn Fn(&Example, bool) -> Result<String, String> + Sync)) {
+    let jobs: Vec<(&Example, bool)> = exs.iter().flat_map(|e| [(e, false), (e, true)]).collect();
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((ex, omp)) = jobs.get(k) else { break };
+                match check(ex, *omp) {
+                    Ok(t) => eprintln!("{} ({}):\n{t}", ex.path, if *omp { "openmp" } else { "serial" }),
+                    Err(e) => failures.lock().unwrap().push(e),
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{} check(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+}
