@@ -65,6 +65,10 @@
 //! * `autodiff` consumes a primal `Function` and produces a new `Function` (the adjoint,
 //!   conventionally suffixed `_b`) in the same IR: adjoint variables are ordinary
 //!   variables with [`VarRole::Adjoint`], tapes are ordinary local arrays (or stack tapes).
+//! * IR → IR passes (in `autodiff`, run by the command line): `parallelize` turns loops
+//!   with provably independent iterations into maps, `split` turns colliding adjoint
+//!   updates into maps whose iterations own their writes, `shadow` keeps scalar outputs
+//!   in locals inside loops. Each takes a valid function and returns an equivalent one.
 //! * `emit` consumes any valid `Function` and renders C; it never sees source syntax, only
 //!   spans (to quote source lines) and names.
 //! * Every stage is a pure function of its input. [`print::print_module`] gives the stable
