@@ -11,6 +11,7 @@ pub mod fortran;
 mod irutil;
 pub mod python;
 mod sym;
+mod ts;
 
 pub use fortran::{lower_fortran, FortranOptions};
 pub use python::{lower_python, PythonOptions};

@@ -1,5 +1,6 @@
 //! tree-sitter-fortran plumbing: parsing, spans, child access and syntax errors.
 
+use crate::ts::first_error_below;
 use adjc_ir::{Diagnostic, Span};
 use tree_sitter::{Node, Parser, Tree};
 
@@ -56,24 +57,6 @@ pub fn first_error(root: Node) -> Option<Node> {
         }
     }
     Some(outer)
-}
-
-/// Pre-order search with an explicit stack (hostile input can nest deeply).
-fn first_error_below(root: Node, skip_root: bool) -> Option<Node> {
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let is_root = n.id() == root.id();
-        if !(skip_root && is_root) && (n.is_error() || n.is_missing()) {
-            return Some(n);
-        }
-        if !(n.has_error() || is_root) {
-            continue;
-        }
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
-    }
-    None
 }
 
 pub fn syntax_error(src: &str, n: Node) -> Diagnostic {

@@ -3,6 +3,7 @@
 //! that surface when the function containing them is used.
 
 use super::ast::*;
+use crate::ts::first_error_below;
 use adjc_ir::{Diagnostic, Span};
 use tree_sitter::{Node, Parser};
 
@@ -43,24 +44,6 @@ fn first_error(root: Node) -> Option<Node> {
         }
     }
     Some(outer)
-}
-
-/// Pre-order search with an explicit stack (hostile input can nest deeply).
-fn first_error_below(root: Node, skip_root: bool) -> Option<Node> {
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let is_root = n.id() == root.id();
-        if !(skip_root && is_root) && (n.is_error() || n.is_missing()) {
-            return Some(n);
-        }
-        if !(n.has_error() || is_root) {
-            continue;
-        }
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
-    }
-    None
 }
 
 struct Cx<'s> {
