@@ -217,95 +217,76 @@ static inline void adjc_tape_free(adjc_tape *t)
 /* Push returns ADJC_OK, or ADJC_ERR_ALLOC when the tape cannot grow. Popping an empty
  * tape returns zero (a bug in the caller; adjc never generates it). */
 
-static inline int adjc_push_f64(adjc_tape *t, double v)
+static inline int adjc_push_bytes(adjc_tape *t, const void *v, size_t n)
 {
-    if (adjc_tape_reserve(t, sizeof v) != ADJC_OK) {
+    if (adjc_tape_reserve(t, n) != ADJC_OK) {
         return ADJC_ERR_ALLOC;
     }
-    memcpy(t->data + t->size, &v, sizeof v);
-    t->size += sizeof v;
-    ADJC_STATS_ADD_(stack_bytes, sizeof v);
+    memcpy(t->data + t->size, v, n);
+    t->size += n;
+    ADJC_STATS_ADD_(stack_bytes, (int64_t)n);
     return ADJC_OK;
+}
+
+/* Leaves `v` as it is (the callers zero it) when the tape holds fewer than n bytes. */
+static inline void adjc_pop_bytes(adjc_tape *t, void *v, size_t n)
+{
+    if (t->size >= n) {
+        t->size -= n;
+        memcpy(v, t->data + t->size, n);
+        ADJC_STATS_ADD_(stack_bytes, -(int64_t)n);
+    }
+}
+
+static inline int adjc_push_f64(adjc_tape *t, double v)
+{
+    return adjc_push_bytes(t, &v, sizeof v);
 }
 
 static inline double adjc_pop_f64(adjc_tape *t)
 {
     double v;
     memset(&v, 0, sizeof v);
-    if (t->size >= sizeof v) {
-        t->size -= sizeof v;
-        memcpy(&v, t->data + t->size, sizeof v);
-        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
-    }
+    adjc_pop_bytes(t, &v, sizeof v);
     return v;
 }
 
 static inline int adjc_push_f32(adjc_tape *t, float v)
 {
-    if (adjc_tape_reserve(t, sizeof v) != ADJC_OK) {
-        return ADJC_ERR_ALLOC;
-    }
-    memcpy(t->data + t->size, &v, sizeof v);
-    t->size += sizeof v;
-    ADJC_STATS_ADD_(stack_bytes, sizeof v);
-    return ADJC_OK;
+    return adjc_push_bytes(t, &v, sizeof v);
 }
 
 static inline float adjc_pop_f32(adjc_tape *t)
 {
     float v;
     memset(&v, 0, sizeof v);
-    if (t->size >= sizeof v) {
-        t->size -= sizeof v;
-        memcpy(&v, t->data + t->size, sizeof v);
-        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
-    }
+    adjc_pop_bytes(t, &v, sizeof v);
     return v;
 }
 
 static inline int adjc_push_i64(adjc_tape *t, int64_t v)
 {
-    if (adjc_tape_reserve(t, sizeof v) != ADJC_OK) {
-        return ADJC_ERR_ALLOC;
-    }
-    memcpy(t->data + t->size, &v, sizeof v);
-    t->size += sizeof v;
-    ADJC_STATS_ADD_(stack_bytes, sizeof v);
-    return ADJC_OK;
+    return adjc_push_bytes(t, &v, sizeof v);
 }
 
 static inline int64_t adjc_pop_i64(adjc_tape *t)
 {
     int64_t v;
     memset(&v, 0, sizeof v);
-    if (t->size >= sizeof v) {
-        t->size -= sizeof v;
-        memcpy(&v, t->data + t->size, sizeof v);
-        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
-    }
+    adjc_pop_bytes(t, &v, sizeof v);
     return v;
 }
 
 static inline int adjc_push_bool(adjc_tape *t, bool v)
 {
-    if (adjc_tape_reserve(t, sizeof v) != ADJC_OK) {
-        return ADJC_ERR_ALLOC;
-    }
-    memcpy(t->data + t->size, &v, sizeof v);
-    t->size += sizeof v;
-    ADJC_STATS_ADD_(stack_bytes, sizeof v);
-    return ADJC_OK;
+    return adjc_push_bytes(t, &v, sizeof v);
 }
 
 static inline bool adjc_pop_bool(adjc_tape *t)
 {
     bool v;
     memset(&v, 0, sizeof v);
-    if (t->size >= sizeof v) {
-        t->size -= sizeof v;
-        memcpy(&v, t->data + t->size, sizeof v);
-        ADJC_STATS_ADD_(stack_bytes, -(int64_t)sizeof v);
-    }
+    adjc_pop_bytes(t, &v, sizeof v);
     return v;
 }
 
