@@ -7,7 +7,7 @@ mod common;
 use adjc_autodiff::parallelize;
 use adjc_ir::{walk_stmts, AccOp, Function, Intent, Scalar, StmtKind, VarId};
 use common::builder::*;
-use common::check::{check, Rng};
+use common::check::{assert_same_outputs, check, Rng};
 use common::interp::{run, size_of, Args, Opts, Value};
 use common::kernels as k;
 
@@ -90,19 +90,7 @@ fn same_results(original: &Function, parallel: &Function, args: &Args) {
         let mut got = args.clone();
         run(parallel, &mut got, Opts { reverse_maps })
             .unwrap_or_else(|e| panic!("parallel run failed (reverse_maps {reverse_maps}): {e}\n{}", text(parallel)));
-        for p in original.params.iter().filter(|p| p.intent != Intent::In) {
-            let name = &original.var(p.var).name;
-            let (a, b) = (want[name].floats(), got[name].floats());
-            assert_eq!(a.len(), b.len());
-            for (k, (x, y)) in a.iter().zip(&b).enumerate() {
-                // Reductions may add in another order: allow round-off, nothing more.
-                assert!(
-                    (x - y).abs() <= 1e-12 * x.abs().max(1.0),
-                    "{name}[{k}]: original {x}, parallel {y} (reverse_maps {reverse_maps})\n{}",
-                    text(parallel)
-                );
-            }
-        }
+        assert_same_outputs(original, parallel, &want, &got, "parallel", reverse_maps);
     }
 }
 

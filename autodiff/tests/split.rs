@@ -8,7 +8,7 @@ use adjc_autodiff::split::split_shared_maps;
 use adjc_autodiff::{reverse, AdOptions};
 use adjc_ir::{walk_stmts, AccOp, BinOp, Function, Intent, Scalar, StmtKind, VarId};
 use common::builder::*;
-use common::check::Rng;
+use common::check::{assert_same_outputs, Rng};
 use common::interp::{run, size_of, Args, Opts, Value};
 use common::kernels as k;
 
@@ -77,18 +77,7 @@ fn same_results(original: &Function, split: &Function, fixed: &[(&str, i64)]) {
             let mut got = args.clone();
             run(split, &mut got, Opts { reverse_maps })
                 .unwrap_or_else(|e| panic!("split run failed (reverse_maps {reverse_maps}): {e}\n{}", text(split)));
-            for p in original.params.iter().filter(|p| p.intent != Intent::In) {
-                let name = &original.var(p.var).name;
-                let (a, b) = (want[name].floats(), got[name].floats());
-                assert_eq!(a.len(), b.len());
-                for (k, (x, y)) in a.iter().zip(&b).enumerate() {
-                    assert!(
-                        (x - y).abs() <= 1e-12 * x.abs().max(1.0),
-                        "{name}[{k}]: original {x}, split {y} (reverse_maps {reverse_maps})\n{}",
-                        text(split)
-                    );
-                }
-            }
+            assert_same_outputs(original, split, &want, &got, "split", reverse_maps);
         }
     }
 }

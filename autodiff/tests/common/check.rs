@@ -219,3 +219,27 @@ pub fn check_with(primal: &Function, opts: &AdOptions, fixed: &[(&str, Value)], 
 pub fn check(primal: &Function, fixed: &[(&str, Value)]) -> Adjoint {
     check_with(primal, &AdOptions::default(), fixed, 0.5, 1.5).adjoint
 }
+
+/// Every output of `original` has the same value after the transformed function ran as
+/// after the original did, up to the round-off of a reordered sum (reductions).
+pub fn assert_same_outputs(
+    original: &adjc_ir::Function,
+    transformed: &adjc_ir::Function,
+    want: &super::interp::Args,
+    got: &super::interp::Args,
+    what: &str,
+    reverse_maps: bool,
+) {
+    for p in original.params.iter().filter(|p| p.intent != adjc_ir::Intent::In) {
+        let name = &original.var(p.var).name;
+        let (a, b) = (want[name].floats(), got[name].floats());
+        assert_eq!(a.len(), b.len());
+        for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-12 * x.abs().max(1.0),
+                "{name}[{k}]: original {x}, {what} {y} (reverse_maps {reverse_maps})\n{}",
+                adjc_ir::print::print_function(transformed)
+            );
+        }
+    }
+}
