@@ -6,7 +6,9 @@
 # Flags are passed to every `adjc bench` call (default: --repeat 10). $ADJC names the adjc
 # binary (default: target/debug/adjc, built first; its speed does not matter, the timed
 # code is the generated C built with -O3 -march=native). $KERNELS names another list,
-# $RESULTS another output file.
+# $RESULTS another output file. $CFLAGS and $LDLIBS reach the C build of every kernel:
+# `CFLAGS=-DADJC_BLAS=cblas LDLIBS=-lopenblas benchmarks/run.sh` times the matrix products with
+# OpenBLAS instead of adjc's portable fallback (recorded in the results).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,11 +79,13 @@ done <"$kernels"
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
 cc_version=$(${CC:-cc} --version 2>/dev/null | head -n 1)
+build="CFLAGS=${CFLAGS:-} LDLIBS=${LDLIBS:-}"
+[ -z "${CFLAGS:-}${LDLIBS:-}" ] && build="no CFLAGS/LDLIBS: BLAS calls use adjc's fallback"
 result="# adjc bench results
 
 Produced by \`benchmarks/run.sh $*\` on $(date -u +%Y-%m-%d) ($(uname -sm), ${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores, ${cc_version:-cc}).
 Forward and adjoint times are medians of the timed calls of the generated C built with
-\`-O3 -march=native\`; ratio = adjoint / forward; tape = peak bytes of values saved by the forward
+\`-O3 -march=native\` ($build); ratio = adjoint / forward; tape = peak bytes of values saved by the forward
 sweep (tape arrays + stack tapes); args = bytes of all array arguments; work = the adjoint's other
 local arrays. MB = 10^6 bytes.
 

@@ -21,6 +21,7 @@
 #ifndef ADJC_OK
 #define ADJC_OK 0        /* success */
 #define ADJC_ERR_ALLOC 1 /* a work array or stack tape could not be allocated */
+#define ADJC_ERR_SHAPE 2 /* the sizes passed break a shape rule of the source (checked on entry) */
 #endif
 
 /*

@@ -53,6 +53,23 @@ fn gemm_adjoint_is_blas_calls_without_triple_loops() {
     assert!(max_loop_depth(fwd) <= 2 && max_loop_depth(adj) <= 2, "a triple loop:\n{c}");
 }
 
+/// Products inside a time loop stay BLAS calls in both sweeps: each step's `W @ h` is
+/// taped per step, and the reverse time loop runs `ger` and `gemv` adjoints.
+#[test]
+fn products_in_a_loop_are_blas_calls_in_both_sweeps() {
+    let dir = scratch("blas-rnn");
+    let out = adjc(&["transpile", "examples/python/rnn.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("rnn.c")).unwrap();
+    let adj = function(&c, "rnn_b");
+    let reverse_loop = &adj[adj.find("for (int64_t t = T - 1; t >= 0; t--)").unwrap_or_else(|| panic!("{adj}"))..];
+    // W @ h and U @ xs[t] per step: A_b += y_b x^T (ger) and x_b += A^T y_b (gemv) each.
+    assert_eq!(reverse_loop.matches("cblas_dger(").count(), 2, "{adj}");
+    assert_eq!(reverse_loop.matches("cblas_dgemv(").count(), 2, "{adj}");
+    assert!(adj.contains("Wh_tape_(t, "), "the pre-activation is taped per step:\n{adj}");
+    assert!(max_loop_depth(adj) <= 2, "{adj}");
+}
+
 #[test]
 fn loop_depth_counts_nests() {
     let c = "int f(void)\n{\n    for (i) {\n        for (j) {\n            for (k) {\n            }\n        }\n    }\n    for (l) {\n    }\n}\n";
@@ -69,18 +86,55 @@ fn have_openblas() -> bool {
     found
 }
 
-/// `adjc check` of the BLAS examples, built against OpenBLAS (the fallback build is part
-/// of the check of every example in e2e.rs).
+/// The kernels built on matrix products (and the deep-learning kernels around them), in
+/// every precision: `adjc check` runs them against OpenBLAS here, and against the fallback
+/// in e2e.rs with every other example.
+const BLAS_KERNELS: &[&str] = &[
+    "gemm",
+    "k2mm",
+    "k3mm",
+    "atax",
+    "bicg",
+    "mvt",
+    "gemver",
+    "gesummv",
+    "doitgen",
+    "mlp",
+    "mlp_f32",
+    "softmax",
+    "conv2d_bias",
+    "conv2d_bias_f32",
+    "lenet",
+    "lenet_f32",
+    "resnet",
+    "resnet_f32",
+    "matvec_sizes",
+    "rnn",
+    "mixed_precision",
+    "einsum_products",
+    "outer_product",
+];
+
+/// `adjc check` of the BLAS kernels built against OpenBLAS (`-DADJC_BLAS=cblas
+/// -lopenblas`), serial to keep CI time down; gemm also with OpenMP. The fallback build is
+/// part of the check of every example in e2e.rs.
 #[test]
 fn blas_examples_check_with_openblas() {
     if !have_openblas() {
         eprintln!("skipped: no cblas.h (install libopenblas-dev)");
         return;
     }
-    for (file, sizes) in [("gemm", "NI=7,NJ=6,NK=5"), ("k2mm", "NI=6,NJ=5,NK=4,NL=7")] {
+    let examples = common::examples("examples/python", &["py"], "#");
+    let mut failures = Vec::new();
+    for name in BLAS_KERNELS {
+        let path = format!("examples/python/{name}.py");
+        let ex = examples.iter().find(|e| e.path == path).unwrap_or_else(|| panic!("no example {path}"));
         for openmp in [false, true] {
-            let path = format!("examples/python/{file}.py");
-            let mut args = vec!["check", path.as_str(), "--sizes", sizes];
+            if openmp && *name != "gemm" {
+                continue;
+            }
+            let mut args = vec!["check", path.as_str()];
+            args.extend(ex.check_flags.iter().map(|s| s.as_str()));
             if openmp {
                 args.push("--openmp");
             }
@@ -89,11 +143,55 @@ fn blas_examples_check_with_openblas() {
                 .env("CFLAGS", "-DADJC_BLAS=cblas")
                 .env("LDLIBS", "-lopenblas")
                 .env("OMP_NUM_THREADS", "2")
+                .env("OPENBLAS_NUM_THREADS", "1")
                 .args(&args)
                 .output()
                 .expect("run adjc");
-            assert!(out.status.success(), "{file} (openmp: {openmp}):\n{}", text(&out));
-            assert!(text(&out).contains("check passed"), "{}", text(&out));
+            let t = text(&out);
+            if !out.status.success() || !t.contains("check passed") {
+                failures.push(format!("{name} (openmp: {openmp}):\n{t}"));
+            }
         }
     }
+    assert!(failures.is_empty(), "{} failed with OpenBLAS:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// Extents only known at run time: `matvec_sizes(A: [N, K], x: [M])` refuses K != M on
+/// entry, in both functions, with ADJC_ERR_SHAPE and without touching any output.
+#[test]
+fn runtime_shape_mismatch_is_a_return_code() {
+    let dir = scratch("blas-shape");
+    let out = adjc(&["transpile", "examples/python/matvec_sizes.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let driver = r#"
+#include <stdio.h>
+#include "matvec_sizes.h"
+
+int main(void)
+{
+    double A[12], A_b[12], x[4], x_b[4], b[4], b_b[4], ret[4], ret_b[4];
+    for (int k = 0; k < 12; k++) { A[k] = 0.1 * k; A_b[k] = -1.0; }
+    for (int k = 0; k < 4; k++) { x[k] = b[k] = 1.0; x_b[k] = b_b[k] = ret[k] = ret_b[k] = -1.0; }
+    /* N = 4, K = 3, M = 4: A @ x does not fit. */
+    int bad = matvec_sizes(4, 3, 4, A, x, b, ret);
+    int bad_b = matvec_sizes_b(4, 3, 4, A, A_b, x, x_b, b, b_b, ret, ret_b);
+    int untouched = 1;
+    for (int k = 0; k < 4; k++) untouched &= ret[k] == -1.0 && ret_b[k] == -1.0 && x_b[k] == -1.0 && b_b[k] == -1.0;
+    for (int k = 0; k < 12; k++) untouched &= A_b[k] == -1.0;
+    int good = matvec_sizes(4, 3, 3, A, x, b, ret);
+    printf("%d %d %d %d %d %.6f\n", ADJC_ERR_SHAPE, bad, bad_b, untouched, good, ret[1]);
+    return 0;
+}
+"#;
+    std::fs::write(dir.join("main.c"), driver).unwrap();
+    let cc = Command::new("cc")
+        .current_dir(&dir)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o", "main", "main.c", "matvec_sizes.c", "-lm"])
+        .output()
+        .expect("run cc");
+    assert!(cc.status.success(), "{}", text(&cc));
+    let run = Command::new(dir.join("main")).output().expect("run driver");
+    let got = String::from_utf8_lossy(&run.stdout).trim().to_string();
+    // ret[1] = tanh(A[1, :] @ x + b[1]) = tanh(0.3 + 0.4 + 0.5 + 1).
+    assert_eq!(got, format!("2 2 2 1 0 {:.6}", (2.2f64).tanh()), "{}", text(&run));
 }

@@ -12,9 +12,9 @@
 //! no adjoint call. `α` and `β` must be passive (the frontend only folds constants into
 //! them). The old value of the output is never read by these adjoints, and the operands
 //! are read as they were before the call. When the output overwrites a value some adjoint
-//! still needs, a scalar output (`dot`) is taped like any scalar assignment; an array
-//! output is rejected with a diagnostic (the frontend only emits array-valued calls
-//! outside loops, where a fresh or dead output is the rule).
+//! still needs, a scalar output (`dot`) is taped like any scalar assignment and an array
+//! output region like the region a map overwrites (one slot per iteration of the loops
+//! around the call, so `h = tanh(W @ h + b)` in a loop saves each step's `W @ h`).
 
 use crate::reverse::{Ad, R};
 use crate::util::{expr_vars, VarSet};
@@ -50,13 +50,30 @@ impl Ad<'_> {
             let (push, pop) = self.save_place(&Place::scalar(c.out), s.span);
             fwd.push(push);
             rev.push(pop);
-        } else if needed {
+        } else if needed && c.out_view.rank() == 0 {
             return Err(Diagnostic::error(
                 s.span,
                 format!("`{name}` = {}(...) overwrites values of `{name}` that the adjoint still needs", c.op.name()),
             )
             .with_help("write the product into a new array")
             .into());
+        } else if needed {
+            // The output region is taped like the region a map overwrites (a slot per
+            // iteration of the loops around it, or a stack), seen as the map that writes
+            // each element of the view once.
+            let idx: Vec<VarId> = (0..c.out_view.rank()).map(|k| self.copy_index(k)).collect();
+            let ie: Vec<Expr> = idx.iter().map(|i| Expr::var(*i, Scalar::I64)).collect();
+            let ty = self.elem(c.out);
+            let write = Stmt::assign(Place::element(c.out, c.out_view.index_of(&ie)), Expr::float(0.0, ty), s.span);
+            let dims = idx
+                .iter()
+                .zip(&c.out_view.extents)
+                .map(|(i, e)| MapDim { var: *i, start: Expr::int(0), stop: e.clone() })
+                .collect();
+            let m = Map { dims, body: vec![write] };
+            let (save, restore) = self.region_tape(c.out, s, &m);
+            fwd.extend(save);
+            rev.extend(restore);
         }
         fwd.push(s.clone());
         if !self.is_active(c.out) {

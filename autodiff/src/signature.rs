@@ -47,6 +47,7 @@ pub(crate) fn build(p: &Function, active: &VarSet, of: &[VarId]) -> Signature {
         body: Vec::new(),
         span: p.span,
         notes: Vec::new(),
+        assumptions: p.assumptions.clone(),
     };
     let mut adj = BTreeMap::new();
     let mut by_value = Vec::new();

@@ -204,6 +204,19 @@ fn fortran_inout_and_out_scalars() {
     check(&k::fortran_scalars(), &[("n", Value::Int(5))]);
 }
 
+/// A library call that overwrites an output region an earlier call's adjoint still needs
+/// (the gemm into `T` again, after the ger and the dot read `T`): the region is taped
+/// before the call and restored in the reverse sweep.
+#[test]
+fn library_call_overwriting_a_needed_output_tapes_it() {
+    let mut f = k::blas_chain();
+    let again = f.body[1].clone();
+    f.body.push(again);
+    let ad = check(&f, &[n(4), ("K", Value::Int(3)), m(5)]);
+    let t = text(&ad);
+    assert!(t.contains("T_tape"), "{t}");
+}
+
 #[test]
 fn library_calls_have_library_call_adjoints() {
     let ad = check(&k::blas_chain(), &[n(4), ("K", Value::Int(3)), m(5)]);

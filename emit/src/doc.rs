@@ -65,6 +65,13 @@ pub(crate) fn function_doc(
     }
     out.push(" *".into());
     out.push(" * Returns ADJC_OK (0) on success.".into());
+    for a in &f.assumptions {
+        let (l, r) = (cexpr::expr(&cx, &a.lhs), cexpr::expr(&cx, &a.rhs));
+        out.push(format!(
+            " * Returns ADJC_ERR_SHAPE when {l} != {r} ({}), before writing anything.",
+            comment_text(&a.what)
+        ));
+    }
     if fail.allocates {
         out.push(" * Returns ADJC_ERR_ALLOC when a work array cannot be allocated; nothing has".into());
         out.push(" * been written then.".into());

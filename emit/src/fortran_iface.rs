@@ -207,7 +207,15 @@ mod tests {
                 doc: String::new(),
             })
             .collect();
-        Function { name: "k".into(), params, vars, body: Vec::new(), span: Span::NONE, notes: vec![] }
+        Function {
+            name: "k".into(),
+            params,
+            vars,
+            body: Vec::new(),
+            span: Span::NONE,
+            notes: vec![],
+            assumptions: vec![],
+        }
     }
 
     #[test]

@@ -122,9 +122,18 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
         allocs.push("    }".into());
     }
 
+    // Sizes that break the source's shape rules are refused before anything is allocated
+    // or written.
+    let mut checks = Vec::new();
+    for a in &f.assumptions {
+        let (l, r) = (cexpr::expr(&cx, &a.lhs), cexpr::expr(&cx, &a.rhs));
+        checks.push(format!("    if ({l} != {r}) return ADJC_ERR_SHAPE; {}", quote.line(a.span.line)));
+    }
+
     // Parameters the code never mentions would trip -Wunused-parameter.
     let mut prologue: Vec<String> =
         f.params.iter().filter(|p| !cx.is_used(p.var)).map(|p| format!("    (void){};", names.get(p.var))).collect();
+    prologue.extend(checks);
     prologue.extend(decls);
     prologue.extend(allocs);
     if prologue.is_empty() {

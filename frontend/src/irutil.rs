@@ -124,6 +124,10 @@ pub fn compact_vars(f: &mut Function, keep: &dyn Fn(VarId) -> bool) {
     for p in f.params.iter_mut() {
         p.var = fv(p.var);
     }
+    for a in f.assumptions.iter_mut() {
+        a.lhs = remap_expr(&a.lhs, &fv);
+        a.rhs = remap_expr(&a.rhs, &fv);
+    }
     rewrite_block(&mut f.body, &|e| e.clone(), &fv);
 }
 

@@ -79,7 +79,23 @@ fn shape_mismatches_are_reported_with_extents() {
         5,
     );
     expect("def f(A: 'float64[4]', B: 'float64[5]'):\n    C = A * B\n", "`A` has extent 4, `B` has extent 5", 2, 9);
-    expect("def f(A: 'float64[N, M]', x: 'float64[K]'):\n    return A @ x\n", "shape mismatch in `A @ x`", 2, 12);
+    expect("def f(A: 'float64[N, M]', x: 'float64[M + 1]'):\n    return A @ x\n", "shape mismatch in `A @ x`", 2, 12);
+    expect(
+        "def f(A: 'float64[N, 3]', x: 'float64[4]'):\n    return A @ x\n",
+        "`A` has extent 3, `x` has extent 4",
+        2,
+        12,
+    );
+    // Different size parameters may agree: checked when the function is called.
+    let text = ir("def f(A: 'float64[N, M]', x: 'float64[K]'):\n    return A @ x\n");
+    assert!(text.contains("  assume M == K  # inner extents of `A @ x`, line 2\n"), "{text}");
+    // Extents with a loop index cannot be compared on entry.
+    expect(
+        "def f(A: 'float64[N, N]', x: 'float64[N]', n: int):\n    for i in range(n):\n        x[i] = A[i, :i] @ x[:n - i]\n",
+        "shape mismatch in `A[i, :i] @ x[:n - i]`",
+        3,
+        16,
+    );
     expect(
         "def f(A: 'float64[N, M]', x: 'float64[N]'):\n    x[:] = A\n",
         "cannot assign `A` (2 dimensions) to `x[:]`",

@@ -20,6 +20,9 @@
 //!   the function — parameters, locals, loop indices, temporaries, tapes — lives in the
 //!   function's variable arena `vars` and is named by a [`VarId`]. A `VarId` is only
 //!   meaningful inside the function that owns it.
+//! * [`Assumption`]s of a function: size equalities only known at run time (`K == M` for
+//!   `A @ x`), checked on entry by the generated code, which returns a shape error code
+//!   before anything is written when one does not hold.
 //! * [`Type`]: either a [`Scalar`] (`f32`, `f64`, `i64`, `bool`) or an array of scalars
 //!   with a **symbolic shape**: one [`Dim`] per axis, each a lower bound and an extent, both
 //!   integer [`Expr`]s over size parameters and integer parameters (never over loop
@@ -57,6 +60,7 @@
 //!    writes (the frontend introduces a temporary when NumPy semantics require the old
 //!    values, as in `A[1:] = A[:-1]`). Accumulations marked `shared` are exempt.
 //! 6. Local arrays are `Alloc`ated before use; shapes only depend on parameters.
+//! 7. Both sides of every [`Assumption`] are `i64` expressions over parameters.
 //!
 //! ## Who produces and consumes what
 //!
@@ -266,6 +270,23 @@ pub struct Function {
     /// Human-readable remarks from the producing stage (e.g. inferred parameter types);
     /// printed by `--emit ir` and quoted in the generated header.
     pub notes: Vec<String>,
+    /// Run-time preconditions on the sizes (see [`Assumption`]), checked on entry before
+    /// anything is allocated or written. Stages that derive a function from another
+    /// (the adjoint, the IR → IR passes) keep them.
+    pub assumptions: Vec<Assumption>,
+}
+
+/// A size equality the source requires but the frontend cannot prove at transpile time,
+/// such as the inner extents `K == M` of `A @ x` with `A: float64[N, K]`, `x: float64[M]`.
+/// The generated function returns a shape error code when `lhs != rhs` on entry, so the
+/// body may assume it. Both sides are `i64` expressions over parameters only (like
+/// extents); `what` says which source construct requires it (quoted in the C comment).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assumption {
+    pub lhs: Expr,
+    pub rhs: Expr,
+    pub span: Span,
+    pub what: String,
 }
 
 impl Function {

@@ -72,6 +72,16 @@ pub fn print_function(f: &Function) -> String {
     for note in &f.notes {
         let _ = writeln!(out, "  # {note}");
     }
+    for a in &f.assumptions {
+        let _ = writeln!(
+            out,
+            "  assume {} == {}  # {}, line {}",
+            expr_str(f, &a.lhs),
+            expr_str(f, &a.rhs),
+            a.what,
+            a.span.line
+        );
+    }
     for (k, v) in f.vars.iter().enumerate() {
         if f.is_param(VarId(k as u32)) {
             continue;

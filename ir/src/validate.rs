@@ -51,6 +51,21 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
             }
         }
     }
+    for a in &f.assumptions {
+        for e in [&a.lhs, &a.rhs] {
+            v.expr(e)?;
+            if e.ty != Scalar::I64 {
+                return v.err(format!("assumption `{}` compares non-integers", a.what));
+            }
+            if let Some(u) = e.vars().into_iter().find(|u| !f.is_param(*u)) {
+                return v.err(format!(
+                    "assumption `{}` depends on `{}`, which is not a parameter",
+                    a.what,
+                    f.var(u).name
+                ));
+            }
+        }
+    }
     v.block(&f.body)
 }
 
@@ -378,8 +393,15 @@ mod tests {
     }
 
     fn sample() -> Function {
-        let mut f =
-            Function { name: "k".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
+        let mut f = Function {
+            name: "k".into(),
+            params: vec![],
+            vars: vec![],
+            body: vec![],
+            span: Span::NONE,
+            notes: vec![],
+            assumptions: vec![],
+        };
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let a = f.add_var("A", f64_array(n), VarRole::Param, Span::NONE);
         let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
@@ -429,6 +451,23 @@ mod tests {
     }
 
     #[test]
+    fn assumptions_compare_parameters_only() {
+        let mut f = sample();
+        let n = Expr::var(VarId(0), Scalar::I64);
+        let assume = |lhs: Expr, rhs: Expr| Assumption { lhs, rhs, span: Span::NONE, what: "A @ x".into() };
+        f.assumptions.push(assume(n.clone(), Expr::int(3)));
+        validate(&f).unwrap();
+        assert!(print::print_function(&f).contains("assume N == 3  # A @ x"));
+        // The loop index `i` has no value on entry.
+        f.assumptions.push(assume(n, Expr::var(VarId(2), Scalar::I64)));
+        let e = validate(&f).unwrap_err().message;
+        assert!(e.contains("outside its loop") || e.contains("not a parameter"), "{e}");
+        f.assumptions.pop();
+        f.assumptions.push(assume(Expr::float(1.0, Scalar::F64), Expr::float(1.0, Scalar::F64)));
+        assert!(validate(&f).unwrap_err().message.contains("compares non-integers"));
+    }
+
+    #[test]
     fn rejects_index_outside_its_loop() {
         let mut f = sample();
         let i = VarId(2);
@@ -448,8 +487,15 @@ mod call_tests {
     /// `ret = dot(A[i + 1:N], B[i + 1:N])` for `A`, `B` of extent `N`, and a second array
     /// `C` for the error cases.
     fn dot_fn(out_is_arg: bool, beta: f64) -> Function {
-        let mut f =
-            Function { name: "d".into(), params: vec![], vars: vec![], body: vec![], span: Span::NONE, notes: vec![] };
+        let mut f = Function {
+            name: "d".into(),
+            params: vec![],
+            vars: vec![],
+            body: vec![],
+            span: Span::NONE,
+            notes: vec![],
+            assumptions: vec![],
+        };
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let ty = Type::Array {
             elem: Scalar::F64,

@@ -132,6 +132,7 @@ impl B {
                 body: vec![],
                 span: Span::NONE,
                 notes: vec![],
+                assumptions: vec![],
             },
         }
     }

@@ -28,7 +28,15 @@ pub struct FnBuilder {
 impl FnBuilder {
     pub fn new(name: &str) -> FnBuilder {
         FnBuilder {
-            f: Function { name: name.into(), params: vec![], vars: vec![], body: vec![], span: sp(1), notes: vec![] },
+            f: Function {
+                name: name.into(),
+                params: vec![],
+                vars: vec![],
+                body: vec![],
+                span: sp(1),
+                notes: vec![],
+                assumptions: vec![],
+            },
         }
     }
 

@@ -85,6 +85,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
             body: Vec::new(),
             span: proc.name_span,
             notes: Vec::new(),
+            assumptions: Vec::new(),
         },
         names: BTreeMap::new(),
         loops: Vec::new(),

@@ -1,16 +1,15 @@
 //! Matrix products as library calls (`gemm`, `gemv`, `dot`) on views of the operands,
 //! when the whole chain can take them; else the caller falls back to loops.
 //!
-//! A call is emitted when every operand is a NumPy view of one float variable (the same
-//! element type for all) with unit-step slices, possibly times a literal (folded into
-//! `alpha`), or, at the top level, any element-wise value (computed into a temporary
-//! first, so `alpha * A @ B` is a scaling map and a gemm), a matrix operand runs along its
-//! variable's contiguous axis (any other strides become leading dimensions or
-//! increments), the output does not alias an operand, and: a `dot` anywhere (its scalar result is taped like any
-//! scalar when a loop overwrites it); a `gemm`/`gemv` only at the top level of the
-//! function, where its output is not overwritten again by a loop (the adjoint never needs
-//! the old output, and never has to tape a whole matrix). Stacks of matrices (`@` on
-//! rank 3+) stay loops.
+//! A call is emitted when every operand is a NumPy view of one float variable with
+//! unit-step slices, possibly times a literal (folded into `alpha`), or, at the top level,
+//! any element-wise value (computed into a temporary first, so `alpha * A @ B` is a scaling
+//! map and a gemm; a float32 operand of a float64 product is cast into one, as NumPy
+//! promotes it); a matrix operand runs along its variable's contiguous axis (any other
+//! strides become leading dimensions or increments), and the output does not alias an
+//! operand. Calls may sit inside loops: when a later iteration overwrites an output the
+//! adjoint still needs, autodiff tapes the output region. Stacks of matrices (`@` on rank
+//! 3+) stay loops.
 
 use super::lower::{Lowerer, R};
 use super::value::*;
@@ -39,7 +38,7 @@ fn view_of(arr: &Arr, f: &Function) -> Option<(VarId, View)> {
             [] if !mentions_ph => start.push(ix.clone()),
             [p] if !l.has_opaque() && l.coeff(*p) == 1 => {
                 let k = ph_index(*p)?;
-                if *axes.get(k)? != None {
+                if axes.get(k)?.is_some() {
                     return None;
                 }
                 axes[k] = Some(d);
@@ -89,7 +88,12 @@ impl Lowerer<'_> {
         self.blocks.len() == 1
     }
 
-    fn src_of(&self, arr: &Arr, top: bool) -> Option<Src> {
+    /// How operand `arr` reaches a product computed in `elem`. An operand of another float
+    /// type (float32 data in a float64 product: NumPy promotes it) is cast into a temporary.
+    fn src_of(&self, arr: &Arr, top: bool, elem: Scalar) -> Option<Src> {
+        if arr.elem != elem {
+            return (top && arr.elem.is_float()).then_some(Src::Temp);
+        }
         if let Some((v, w)) = view_of(arr, &self.f) {
             return Some(Src::View(v, w, 1.0));
         }
@@ -113,8 +117,14 @@ impl Lowerer<'_> {
             (None, None) => return Ok(false),
         };
         let elem = self.f.var(out).ty.elem();
-        if !elem.is_float() || a.elem != elem || b.elem != elem {
+        if !elem.is_float() || a.elem.max(b.elem) != elem {
             return Ok(false);
+        }
+        if a.rank() >= 3 && b.rank() == 2 {
+            return match dest {
+                Some(d) if d.rank() == a.rank() => self.stack_matmul_call(a, b, d),
+                _ => Ok(false),
+            };
         }
         let op = match (a.rank(), b.rank(), out_view.rank()) {
             (2, 2, 2) => LibOp::Gemm,
@@ -123,10 +133,7 @@ impl Lowerer<'_> {
             _ => return Ok(false),
         };
         let top = self.at_top_level();
-        if op != LibOp::Dot && !top {
-            return Ok(false);
-        }
-        let (Some(sa), Some(sb)) = (self.src_of(a, top), self.src_of(b, top)) else { return Ok(false) };
+        let (Some(sa), Some(sb)) = (self.src_of(a, top, elem), self.src_of(b, top, elem)) else { return Ok(false) };
         for s in [&sa, &sb] {
             if let Src::View(v, w, _) = s {
                 if *v == out || (w.rank() == 2 && !has_unit_axis(&self.f, *v, w)) {
@@ -148,7 +155,7 @@ impl Lowerer<'_> {
                 Src::Temp => {
                     let name = self.fresh_temp("tmp");
                     let t = self.new_array(&name, elem, &arr.shape, &arr.bounds, VarRole::Temp)?;
-                    self.emit_store_map(&t, arr.tmpl.clone(), false)?;
+                    self.emit_store_map(&t, arr.tmpl.clone().cast(elem), false)?;
                     match view_of(&t, &self.f) {
                         Some(x) => operands.push(x),
                         None => return Err(self.err(self.span, "internal: a temporary is not a view")),
@@ -172,6 +179,98 @@ impl Lowerer<'_> {
             arg_views: views,
             alpha: Expr::float(alpha, elem),
             beta: Expr::float(0.0, elem),
+        }));
+        Ok(true)
+    }
+
+    /// A stack of matrices times one matrix (`(NR, NQ, 1, NP) @ (NP, NP)` in doitgen) as a
+    /// loop of gemms: the innermost stack-or-row axis that is not of extent 1 becomes the
+    /// rows of each gemm, the loop runs over the other stack axes, and extent-1 axes stay
+    /// at index 0; `false` (nothing emitted) when a slice is not a plain view.
+    fn stack_matmul_call(&mut self, a: &Arr, b: &Arr, dest: &Arr) -> R<bool> {
+        let r = a.rank();
+        let unit: Vec<bool> = (0..r - 1).map(|d| self.shapes.is_one(&a.shape[d])).collect();
+        let row = (0..r - 1).rev().find(|&d| !unit[d]).unwrap_or(r - 2);
+        let looped: Vec<usize> = (0..r - 1).filter(|&d| d != row && !unit[d]).collect();
+        let names: Vec<String> = looped
+            .iter()
+            .map(|_| {
+                let n = self.index_name();
+                self.index_names.push(n.clone());
+                n
+            })
+            .collect();
+        self.pop_names(names.len());
+        let span = self.span;
+        let vars: Vec<VarId> =
+            names.into_iter().map(|n| self.f.add_var(n, Type::Scalar(Scalar::I64), VarRole::Index, span)).collect();
+        // Operand axis `d` of the stacked operands at one gemm: looped, fixed or a gemm axis.
+        let at = |d: usize| -> Expr {
+            if let Some(k) = looped.iter().position(|&x| x == d) {
+                Expr::var(vars[k], Scalar::I64)
+            } else if d == row {
+                ph_expr(0)
+            } else if d == r - 1 {
+                ph_expr(1)
+            } else {
+                Expr::int(0)
+            }
+        };
+        let slice = |x: &Arr| Arr {
+            tmpl: subst_ph(&x.tmpl, &at),
+            shape: vec![x.shape[row].clone(), x.shape[r - 1].clone()],
+            bounds: vec![x.bounds[row].clone(), x.bounds[r - 1].clone()],
+            ..x.clone()
+        };
+        let (a2, d2) = (slice(a), slice(dest));
+        let mut done = false;
+        let body = self.with_block(|me| {
+            done = me.matmul_call(&a2, b, Some(&d2), None)?;
+            Ok(())
+        })?;
+        if !done {
+            return Ok(false);
+        }
+        let nest = looped.iter().zip(&vars).rev().fold(body, |body, (&d, &v)| {
+            vec![Stmt::new(
+                StmtKind::Loop(Loop {
+                    var: v,
+                    start: Expr::int(0),
+                    stop: crate::sym::canon(&a.shape[d]),
+                    step: Expr::int(1),
+                    body,
+                }),
+                span,
+            )]
+        });
+        for s in nest {
+            self.emit(s);
+        }
+        Ok(true)
+    }
+
+    /// `dest = np.outer(a, b)` as a zero fill and a `ger` (so that the adjoint is two
+    /// `gemv`s); `false` (nothing emitted) unless both vectors and `dest` are plain views of
+    /// the same float type.
+    pub fn outer_call(&mut self, a: &Arr, b: &Arr, dest: &Arr) -> R<bool> {
+        let Some((out, out_view)) = view_of(dest, &self.f) else { return Ok(false) };
+        let elem = self.f.var(out).ty.elem();
+        let (Some((va, wa)), Some((vb, wb))) = (view_of(a, &self.f), view_of(b, &self.f)) else { return Ok(false) };
+        if !elem.is_float() || a.elem != elem || b.elem != elem || va == out || vb == out {
+            return Ok(false);
+        }
+        if out_view.rank() != 2 || !has_unit_axis(&self.f, out, &out_view) {
+            return Ok(false);
+        }
+        self.emit_store_map(dest, Expr::float(0.0, elem), false)?;
+        self.emit_kind(StmtKind::Call(LibCall {
+            op: LibOp::Ger,
+            out,
+            out_view,
+            args: vec![va, vb],
+            arg_views: vec![wa, wb],
+            alpha: Expr::float(1.0, elem),
+            beta: Expr::float(1.0, elem),
         }));
         Ok(true)
     }

@@ -266,6 +266,10 @@ impl Lowerer<'_> {
                     self.matmul(a, b, &args[0], &args[1], e, n == "matmul")
                 }
             }
+            NpName::Einsum => {
+                self.check_kwargs(e, kwargs, &[])?;
+                self.einsum(e, args)
+            }
             NpName::Creation(c) => self.creation(c, e, args, kwargs),
             NpName::Cast(t) => {
                 self.arity(e, args, 1, 1)?;

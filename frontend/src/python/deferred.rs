@@ -117,7 +117,7 @@ impl Lowerer<'_> {
         Ok(axes)
     }
 
-    fn arrays_for_product(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex) -> R<(Arr, Arr)> {
+    pub fn arrays_for_product(&mut self, a: Val, b: Val, ea: &Ex, eb: &Ex) -> R<(Arr, Arr)> {
         let mut out = Vec::new();
         for (v, ex) in [(a, ea), (b, eb)] {
             match self.operand(v, ex)? {
@@ -136,6 +136,22 @@ impl Lowerer<'_> {
         Ok((a, b))
     }
 
+    /// Makes extents `a` and `b` equal, as a matrix product needs: unified when one is
+    /// inferred, else checked on entry to the generated function when both only depend on
+    /// size parameters and may be equal; `false` when they cannot be equal or cannot be
+    /// checked there.
+    pub fn require_equal(&mut self, a: &Expr, b: &Expr, span: Span, what: String) -> bool {
+        let f = &self.f;
+        if self.shapes.equate(a, b, &|v| f.is_param(v)) {
+            return true;
+        }
+        if !self.shapes.checkable(a, b, &|v| f.is_param(v)) {
+            return false;
+        }
+        self.f.assumptions.push(Assumption { lhs: a.clone(), rhs: b.clone(), span, what });
+        true
+    }
+
     /// `a @ b`. With `batched` (`@`, `np.matmul`), operands of rank above 2 are stacks of
     /// matrices whose leading axes broadcast; `np.dot` of such arrays (a different
     /// contraction) is not supported.
@@ -151,8 +167,8 @@ impl Lowerer<'_> {
         let (ra, rb) = (a.rank(), b.rank());
         let ka = a.shape[ra - 1].clone();
         let kb = if rb >= 2 { b.shape[rb - 2].clone() } else { b.shape[0].clone() };
-        let f = &self.f;
-        if !self.shapes.equate(&ka, &kb, &|v| f.is_param(v)) {
+        let what = format!("inner extents of `{}`", e.text);
+        if !self.require_equal(&ka, &kb, e.span, what) {
             return Err(self.err_help(
                 e.span,
                 format!(
@@ -218,14 +234,17 @@ impl Lowerer<'_> {
         let ta = SVal::strong(a.tmpl.clone());
         let tb = SVal::strong(subst_ph(&b.tmpl, &|_| ph_expr(1)));
         let r = ops::arith(BinOpAst::Mul, ta, tb).map_err(|m| self.err(e.span, m))?;
-        Ok(Val::Array(Arr {
+        let elementwise = Arr {
             elem: r.ty(),
             shape: vec![a.shape[0].clone(), b.shape[0].clone()],
             bounds: vec![a.bounds[0].clone(), b.bounds[0].clone()],
             tmpl: r.e,
             view: false,
             text: e.text.clone(),
-        }))
+        };
+        let (elem, shape, bounds) = (elementwise.elem, elementwise.shape.clone(), elementwise.bounds.clone());
+        let op = DefOp::Outer { a, b, elementwise };
+        Ok(Val::Deferred(Box::new(Deferred { op, elem, shape, bounds, text: e.text.clone() })))
     }
 
     fn temp_base(&self, d: &Deferred) -> String {
@@ -238,12 +257,18 @@ impl Lowerer<'_> {
                 (Some(x), Some(y)) => format!("{x}{y}"),
                 _ => "dot".to_string(),
             },
+            DefOp::Outer { .. } => "outer".to_string(),
             DefOp::Fresh { .. } => "tmp".to_string(),
         }
     }
 
     /// Computes a deferred value into a temporary and returns it.
+    /// An outer product used in an expression stays element-wise (fused into the map that
+    /// uses it).
     pub fn force(&mut self, d: Deferred) -> R<Val> {
+        if let DefOp::Outer { elementwise, .. } = d.op {
+            return Ok(Val::Array(elementwise));
+        }
         let base = self.temp_base(&d);
         if d.shape.is_empty() {
             let name = self.fresh_temp(&base);
@@ -296,7 +321,9 @@ impl Lowerer<'_> {
                 self.emit_kind(StmtKind::Loop(Loop { var: kv, start: Expr::int(0), stop, step: Expr::int(1), body }));
                 Ok(())
             }
-            DefOp::Fresh { .. } => Err(self.err(span, "internal: a fresh array has no scalar value")),
+            DefOp::Fresh { .. } | DefOp::Outer { .. } => {
+                Err(self.err(span, "internal: an array value has no scalar value"))
+            }
         }
     }
 
@@ -306,6 +333,13 @@ impl Lowerer<'_> {
         let elem = dest.elem;
         match &d.op {
             DefOp::Fresh { init: None } => Ok(()),
+            DefOp::Outer { a, b, elementwise } => {
+                if self.outer_call(a, b, dest)? {
+                    return Ok(());
+                }
+                let v = ops::cast(SVal::strong(elementwise.tmpl.clone()), elem).e;
+                self.emit_store_map(dest, v, false)
+            }
             DefOp::Fresh { init: Some(v) } => {
                 let v = ops::cast(SVal::strong(v.clone()), elem).e;
                 self.emit_store_map(dest, v, false)

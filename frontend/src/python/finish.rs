@@ -23,6 +23,18 @@ impl Lowerer<'_> {
         };
         irutil::rewrite_block(&mut body, &fe, &|v| v);
         self.f.body = body;
+        // Unification may have made a run-time check trivially true.
+        let mut assumptions = Vec::new();
+        for mut a in std::mem::take(&mut self.f.assumptions) {
+            a.lhs = fe(&a.lhs);
+            a.rhs = fe(&a.rhs);
+            if !shapes.same(&a.lhs, &a.rhs)
+                && !assumptions.iter().any(|b: &Assumption| b.lhs == a.lhs && b.rhs == a.rhs)
+            {
+                assumptions.push(a);
+            }
+        }
+        self.f.assumptions = assumptions;
         for var in self.f.vars.iter_mut() {
             if let Type::Array { dims, .. } = &mut var.ty {
                 for d in dims.iter_mut() {
@@ -36,6 +48,10 @@ impl Lowerer<'_> {
         irutil::block_vars(&self.f.body, &mut used);
         used.extend(self.src_params.iter().copied());
         used.extend(self.rets.iter().copied());
+        for a in &self.f.assumptions {
+            used.extend(a.lhs.vars());
+            used.extend(a.rhs.vars());
+        }
         let typed: Vec<VarId> = used.iter().copied().collect();
         for v in typed {
             for d in self.f.var(v).ty.dims() {

@@ -501,6 +501,13 @@ impl Walker<'_> {
                 }
                 value_kwargs(self, al);
             }
+            Some(NpName::Einsum) => {
+                for a in args.iter().skip(1) {
+                    if !self.array_use(a, "passed to `np.einsum`".to_string(), al) {
+                        self.ex(a, Ctx::Value, al);
+                    }
+                }
+            }
             Some(NpName::Product(r)) => {
                 for a in args {
                     if !self.array_use(a, format!("passed to `np.{r}`"), al) {
@@ -643,6 +650,12 @@ impl Walker<'_> {
                         _ => Some(1),
                     },
                     Some(NpName::Cast(_)) => self.rank_of(args.first()?, al, locals),
+                    Some(NpName::Einsum) => match &args.first()?.kind {
+                        ExKind::Str(s) => {
+                            Some(s.split_once("->")?.1.chars().filter(|c| c.is_ascii_alphabetic()).count())
+                        }
+                        _ => None,
+                    },
                     Some(NpName::Product(p)) => {
                         let (ra, rb) =
                             (self.rank_of(args.first()?, al, locals)?, self.rank_of(args.get(1)?, al, locals)?);

@@ -311,6 +311,7 @@ impl<'m> Lowerer<'m> {
             body: Vec::new(),
             span: entry.span,
             notes: Vec::new(),
+            assumptions: Vec::new(),
         };
         let mut lw = Lowerer {
             m,

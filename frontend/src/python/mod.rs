@@ -16,9 +16,9 @@
 //! `min`, `prod`, `std`, `var`, with `axis`/`keepdims`, also as methods), array creation
 //! (`np.zeros`, ..., `*_like`, `copy`, `np.eye`, `np.identity`), reshaping (`np.reshape`,
 //! `.reshape`, `.ravel`, `.flatten`: index remapping, views of contiguous arrays), and
-//! matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`; `@` also on stacks of
-//! matrices): library calls (gemm, gemv, dot on views, see `blas`) where the whole
-//! pipeline takes them, loops otherwise.
+//! matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`, `np.einsum` of products, see
+//! `einsum`; `@` also on stacks of matrices): library calls (gemm, gemv, dot, ger on views,
+//! see `blas`) where the whole pipeline takes them, loops otherwise.
 //!
 //! Not supported (diagnosed): `while`, `break`, `continue`, comprehensions, lambdas,
 //! classes, `*args`/`**kwargs`, `global`, `with`, `try`, integer-array indexing,
@@ -29,6 +29,7 @@ mod ast;
 mod blas;
 mod calls;
 mod deferred;
+mod einsum;
 mod expr;
 mod finish;
 mod infer;

@@ -13,6 +13,8 @@ pub enum NpName {
     Reduction(&'static str),
     /// `matmul`, `dot`, `outer`.
     Product(&'static str),
+    /// `einsum` (the contractions that are matrix products).
+    Einsum,
     Creation(&'static str),
     Cast(Scalar),
     Const(&'static str),
@@ -137,6 +139,7 @@ pub fn classify_str(n: &str) -> NpName {
         "flip" => NpName::Flip,
         "reshape" => NpName::Reshape,
         "ravel" => NpName::Ravel,
+        "einsum" => NpName::Einsum,
         "std" => NpName::Moment(true),
         "var" => NpName::Moment(false),
         _ => NpName::Unknown,

@@ -51,6 +51,22 @@ impl Shapes {
         self.lin(a) == self.lin(b)
     }
 
+    /// Whether `a` and `b` can only be equal at run time: they differ by more than a
+    /// constant, and only through the variables `allowed` accepts (size parameters, which
+    /// a check on entry can compare).
+    pub fn checkable(&self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> bool {
+        let Some(diff) = self.lin(a).sub(&self.lin(b)) else { return false };
+        let mut vars = Vec::new();
+        for e in [a, b] {
+            self.apply(e).walk(&mut |x| {
+                if let adjc_ir::ExprKind::Var(v) = x.kind {
+                    vars.push(v);
+                }
+            });
+        }
+        diff.as_const().is_none() && vars.iter().all(|v| allowed(*v))
+    }
+
     pub fn is_one(&self, e: &Expr) -> bool {
         self.lin(e).as_const() == Some(1)
     }

@@ -85,6 +85,9 @@ pub enum DefOp {
     Reduce { op: RedOp, arg: Arr, axes: Vec<usize>, keepdims: bool },
     /// `a @ b`; ranks above 2 are stacks of matrices (NumPy's `matmul`).
     MatMul { a: Arr, b: Arr },
+    /// `np.outer(a, b)` of 1-D `a` and `b`; `elementwise` is the same value as an
+    /// element-wise array (`a[i] * b[j]`), which every use but a plain store takes.
+    Outer { a: Arr, b: Arr, elementwise: Arr },
     /// A new array, filled with `init` unless `None` (`np.empty`).
     Fresh { init: Option<Expr> },
 }
@@ -94,7 +97,7 @@ impl Deferred {
     pub fn reads(&self, v: VarId) -> bool {
         match &self.op {
             DefOp::Reduce { arg, .. } => arg.tmpl.mentions(v),
-            DefOp::MatMul { a, b } => a.tmpl.mentions(v) || b.tmpl.mentions(v),
+            DefOp::MatMul { a, b } | DefOp::Outer { a, b, .. } => a.tmpl.mentions(v) || b.tmpl.mentions(v),
             DefOp::Fresh { init } => init.as_ref().is_some_and(|e| e.mentions(v)),
         }
     }
