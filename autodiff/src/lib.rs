@@ -49,20 +49,27 @@
 //! * `rules`: the table of scalar derivatives; `deriv` chains it through expressions;
 //! * `reverse`: statement reversal and the to-be-recorded analysis;
 //! * `map`: reversal of parallel maps; `minmax`: `max=`/`min=` reduction loops;
+//! * `expert`: rules for statement groups differentiated as one operation: `softmax`
+//!   (row-wise softmax adjoint), `batchnorm` (closed-form batch-norm adjoint);
 //! * `tape`: save sites and region tapes; `nest`: tape slots from loop trip counts;
 //!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
-//! * `signature`: adjoint parameters and their documentation; `assemble`: layout.
+//! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
+//! * `split` (with `own`): adjoint updates without atomics, as owned maps, reductions and
+//!   owner-ordered nests.
 
 mod activity;
 mod affine;
 mod assemble;
+mod batchnorm;
 mod blas;
 mod deriv;
+mod expert;
 mod map;
 mod minmax;
 mod nest;
 mod options;
+mod own;
 pub mod parallelize;
 mod prep;
 mod recompute;
@@ -72,6 +79,7 @@ mod rules;
 pub mod shadow;
 mod shared;
 mod signature;
+mod softmax;
 pub mod split;
 mod tape;
 mod util;

@@ -148,7 +148,12 @@ impl Ad<'_> {
         match self.rev_map_parallel(s, m, &need) {
             Err(Fail::Seq) => {
                 self.rollback(cp);
-                self.rev_stmt(&sequentialize(s), env, &mut live.clone())
+                let seq = sequentialize(s);
+                let (fwd, rev) = self.rev_stmt(&seq, env, &mut live.clone())?;
+                // Only the reverse sweep needs the sequential order: when the forward sweep
+                // saves nothing, it keeps the map (iterations independent, same results).
+                let saves_nothing = matches!(fwd.as_slice(), [f] if *f == seq);
+                Ok((if saves_nothing { vec![s.clone()] } else { fwd }, rev))
             }
             other => other,
         }
@@ -182,7 +187,7 @@ impl Ad<'_> {
                 }
             }
             body.extend(adjoint);
-            let vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+            let vars = crate::shared::iterating_vars(&m.dims);
             crate::shared::mark(&mut body, &vars, &self.private_ad, self.p.vars.len());
             rev.push(Stmt::new(StmtKind::Map(Map { dims: m.dims.clone(), body }), s.span));
         }
@@ -482,7 +487,7 @@ impl Ad<'_> {
     /// own: one index expression everywhere, injective in the map variables, depending on
     /// nothing the body changes.
     pub fn owned_vars(&self, m: &Map) -> VarSet {
-        let map_vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+        let map_vars = crate::shared::iterating_vars(&m.dims);
         let written = block_writes(&m.body);
         let mut bound = VarSet::new();
         let mut seen: BTreeMap<VarId, Option<Vec<Expr>>> = BTreeMap::new();
@@ -623,7 +628,7 @@ impl Ad<'_> {
                 s.span,
             )
             .with_note(format!("first iteration (row-major) that reached the {opname}"));
-            let vars: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+            let vars = crate::shared::iterating_vars(&m.dims);
             let mut body = vec![Stmt::new(
                 StmtKind::If {
                     cond: Expr::binary(BinOp::Eq, lin, Expr::var(win, Scalar::I64)),

@@ -93,6 +93,10 @@ pub(crate) struct Ad<'p> {
     pub copy_idx: Vec<VarId>,
     /// Statements to run first in the adjoint map being built (reads of final values).
     pub map_entry: Vec<Stmt>,
+    /// The top-level body and the expert rules found in it, by position (see
+    /// `crate::expert`).
+    top: *const Stmt,
+    rules: Vec<(usize, crate::expert::Rule)>,
 }
 
 #[derive(Clone)]
@@ -185,6 +189,8 @@ impl<'p> Ad<'p> {
             private_ad: VarSet::new(),
             copy_idx: Vec::new(),
             map_entry: Vec::new(),
+            top: body.as_ptr(),
+            rules: crate::expert::find(body),
         }
     }
 
@@ -459,12 +465,34 @@ impl<'p> Ad<'p> {
     pub fn rev_block(&mut self, b: &Block, env: Env, live: &mut VarSet) -> R<(Block, Block)> {
         let mut fwd = Vec::new();
         let mut parts = Vec::new();
-        for s in b {
-            let (f, r) = self.rev_stmt(s, env, live)?;
+        let mut i = 0;
+        while i < b.len() {
+            if let Some((n, f, r)) = self.rev_rule_at(b, i, live) {
+                fwd.extend(f);
+                parts.push(r);
+                i += n;
+                continue;
+            }
+            let (f, r) = self.rev_stmt(&b[i], env, live)?;
             fwd.extend(f);
             parts.push(r);
+            i += 1;
         }
         Ok((fwd, parts.into_iter().rev().flatten().collect()))
+    }
+
+    /// An expert rule for several statements starting at `b[i]`: how many it covers, their
+    /// forward and reverse code. `live` flows through them.
+    fn rev_rule_at(&mut self, b: &Block, i: usize, live: &mut VarSet) -> Option<(usize, Block, Block)> {
+        if !std::ptr::eq(b.as_ptr(), self.top) {
+            return None;
+        }
+        let rule = self.rules.iter().find(|(at, _)| *at == i)?.1.clone();
+        let (n, f, r) = self.rev_expert(&rule, b, i, live)?;
+        for s in &b[i..i + n] {
+            self.flow_stmt(s, live);
+        }
+        Some((n, f, r))
     }
 
     pub fn rev_stmt(&mut self, s: &Stmt, env: Env, live: &mut VarSet) -> R<(Block, Block)> {

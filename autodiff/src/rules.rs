@@ -26,13 +26,18 @@
 //! | `abs(a)`        | `a < 0 ? -1 : 1`                  |                         |
 //! | `pow(a, b)`     | `b * pow(a, b - 1)`               | `log(a) * pow(a, b)`    |
 //! | `max(a, b)`     | `a >= b ? 1 : 0`                  | `a >= b ? 0 : 1`        |
+//! | `max(a, c)`     | `a > c ? 1 : 0` (`c` constant: ReLU) |                      |
 //! | `min(a, b)`     | `a <= b ? 1 : 0`                  | `a <= b ? 0 : 1`        |
+//! | `min(a, c)`     | `a < c ? 1 : 0` (`c` constant)    |                         |
 //! | `sign(a, b)`    | `(b >= 0 ? 1 : -1) * (a < 0 ? -1 : 1)` | `0`                |
 //! | `floor`, `ceil` | `0`                               |                         |
 //!
 //! Conventions at non-differentiable points: `abs'(0) = 1`; `max`/`min` give the whole
 //! derivative to the first argument on ties (the IR's tie rule: the first argument is the
-//! result); `sign` is treated as `|a|·sign(b)` with `|a|'` as for `abs`.
+//! result), except against a constant: `np.maximum(x, 0)` is a ReLU, whose mask an expert
+//! writes as `x > 0` (derivative 0 at the kink, as in the DL frameworks; `np.maximum(0, x)`
+//! gives the same mask through the second column); `sign` is treated as `|a|·sign(b)` with
+//! `|a|'` as for `abs`.
 
 use crate::util::call;
 use adjc_ir::{BinOp, Expr, Intrinsic, Scalar, UnOp};
@@ -113,6 +118,9 @@ pub(crate) fn intrinsic(f: Intrinsic, args: &[Expr]) -> Vec<Option<Expr>> {
         Sqrt => vec![Some(c(0.5, ty).div(f1(Sqrt, a)))],
         Abs => vec![Some(pick(cmp(BinOp::Lt, a, &c(0.0, ty)), -1.0, 1.0, ty))],
         Pow => vec![Some(pow_base(a, b)), Some(f1(Log, a).mul(call(Pow, vec![a.clone(), b.clone()])))],
+        // Against a constant only `a` is differentiated: the strict mask (ReLU).
+        Max if b.is_const() => vec![Some(pick(cmp(BinOp::Gt, a, b), 1.0, 0.0, ty)), None],
+        Min if b.is_const() => vec![Some(pick(cmp(BinOp::Lt, a, b), 1.0, 0.0, ty)), None],
         Max => {
             let first = cmp(BinOp::Ge, a, b);
             vec![Some(pick(first.clone(), 1.0, 0.0, ty)), Some(pick(first, 0.0, 1.0, ty))]
@@ -183,6 +191,11 @@ mod tests {
         assert_eq!(show(&f, d[0].as_ref().unwrap()), "2.0 * x");
         let d = intrinsic(Intrinsic::Max, &[x.clone(), y.clone()]);
         assert_eq!(show(&f, d[0].as_ref().unwrap()), "select(x >= y, 1.0, 0.0)");
+        let relu = intrinsic(Intrinsic::Max, &[x.clone(), Expr::float(0.0, Scalar::F64)]);
+        assert_eq!(show(&f, relu[0].as_ref().unwrap()), "select(x > 0.0, 1.0, 0.0)");
+        assert!(relu[1].is_none());
+        let relu = intrinsic(Intrinsic::Max, &[Expr::float(0.0, Scalar::F64), y.clone()]);
+        assert_eq!(show(&f, relu[1].as_ref().unwrap()), "select(0.0 >= y, 0.0, 1.0)");
         assert!(intrinsic(Intrinsic::Floor, std::slice::from_ref(&x))[0].is_none());
         assert!(binary(BinOp::Add, &Expr::int(1), &Expr::int(2)).is_none());
         let _ = VarId(0);

@@ -11,7 +11,7 @@ use crate::util::{block_writes, same_index, VarSet};
 use adjc_ir::*;
 
 /// Whether `e` is `±v + c` with `c` free of `bad` variables.
-fn unit_affine(e: &Expr, v: VarId, bad: &dyn Fn(VarId) -> bool) -> bool {
+pub(crate) fn unit_affine(e: &Expr, v: VarId, bad: &dyn Fn(VarId) -> bool) -> bool {
     let free = |x: &Expr| x.vars().into_iter().all(|u| !bad(u));
     match &e.kind {
         ExprKind::Var(u) => *u == v,
@@ -21,6 +21,16 @@ fn unit_affine(e: &Expr, v: VarId, bad: &dyn Fn(VarId) -> bool) -> bool {
         }
         _ => false,
     }
+}
+
+/// The variables of the dimensions that can take more than one value: a dimension of one
+/// iteration (`l in [0, 1)`, the kept axis of `np.sum(..., keepdims=True)`) cannot make two
+/// iterations collide, so its variable is a constant for the ownership analyses.
+pub(crate) fn iterating_vars(dims: &[MapDim]) -> Vec<VarId> {
+    dims.iter()
+        .filter(|d| !matches!((d.start.as_int(), d.stop.as_int()), (Some(a), Some(b)) if b - a == 1))
+        .map(|d| d.var)
+        .collect()
 }
 
 /// Whether distinct iterations of a map over `map_vars` reach distinct elements through

@@ -48,8 +48,17 @@
 //! of a map over `k`, three maps.
 //!
 //! Maps nested in a map, and statements inside a body's loops and branches, stay where
-//! they are: their `shared` may refer to iterations of an enclosing map. An update that is
-//! not injective by itself (`b_b[j] += ...` in a map over `i, j`) stays `shared`.
+//! they are: their `shared` may refer to iterations of an enclosing map.
+//!
+//! An update that misses map variables (`b_b[j] += y_b[i, j]` in a map over `i, j`, the
+//! adjoint of a broadcast operand) and is owned by the variables it has, reading entry
+//! values (rule 3), becomes a *reduction*: a map over the owning variables with sequential
+//! loops over the others inside (`map j { loop i { b_b[j] += y_b[i, j] } }`). Reductions
+//! over the same variables into different arrays share one nest. A map dimension of one
+//! iteration (`l in [0, 1)`, a kept axis) never separates iterations: its variable counts
+//! as a constant.
+//!
+//! Sequential nests of adjoint updates outside loops are reordered by [`crate::own`].
 
 use crate::affine::Affine;
 use crate::util::{block_reads, block_writes, same_index, VarSet};
@@ -62,6 +71,9 @@ const CHEAP_NODES: usize = 16;
 
 const WHY: &str = "split so that in each loop every iteration owns the elements it updates (no atomics)";
 
+const WHY_REDUCE: &str =
+    "a broadcast operand's adjoint: a reduction in which every iteration owns its element (no atomics)";
+
 /// Splits every outermost map of `f` whose shared accumulations can be owned by single
 /// iterations (see the module documentation). New maps get fresh index variables; existing
 /// `VarId`s are unchanged.
@@ -73,20 +85,28 @@ pub fn split_shared_maps(f: &Function) -> Function {
     }
     let mut out = f.clone();
     let body = std::mem::take(&mut out.body);
-    out.body = split_block(&mut out, body);
+    out.body = split_block(&mut out, body, false);
     out
 }
 
-fn split_block(f: &mut Function, block: Block) -> Block {
+/// `in_loop`: the block runs once per iteration of a sequential loop. Nests there are not
+/// reordered into parallel maps: a parallel region per outer iteration costs more than the
+/// inner loop (durbin's triangular updates).
+fn split_block(f: &mut Function, block: Block, in_loop: bool) -> Block {
     let mut out = Vec::with_capacity(block.len());
     for mut s in block {
         if let StmtKind::Map(m) = s.kind {
             out.extend(split_map(f, m, s.span, s.note));
             continue;
         }
+        if let Some(nests) = (!in_loop).then(|| crate::own::reorder(f, &s)).flatten() {
+            out.extend(nests);
+            continue;
+        }
+        let inner_in_loop = in_loop || matches!(s.kind, StmtKind::Loop(_));
         for b in s.blocks_mut() {
             let inner = std::mem::take(b);
-            *b = split_block(f, inner);
+            *b = split_block(f, inner, inner_in_loop);
         }
         out.push(s);
     }
@@ -94,23 +114,42 @@ fn split_block(f: &mut Function, block: Block) -> Block {
 }
 
 fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>) -> Vec<Stmt> {
-    let (groups, rest) = {
+    let (groups, reductions, rest) = {
         let body = Body::new(&m.dims, &m.body);
         let moved: Vec<(usize, Stmt)> =
             m.body.iter().enumerate().filter_map(|(p, s)| body.movable(p, s).map(|s| (p, s))).collect();
-        let rest = remainder(&body, &moved);
-        (body.groups(moved.into_iter().map(|(_, s)| s).collect()), rest)
+        let reductions: Vec<(usize, Stmt, Vec<VarId>)> = m
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(p, _)| !moved.iter().any(|(q, _)| q == p))
+            .filter_map(|(p, s)| body.reduction(p, s).map(|(s, own)| (p, s, own)))
+            .collect();
+        let taken: Vec<(usize, Stmt)> =
+            moved.iter().cloned().chain(reductions.iter().map(|(p, s, _)| (*p, s.clone()))).collect();
+        let rest = remainder(&body, &taken);
+        let groups = body.groups(moved.into_iter().map(|(_, s)| s).collect());
+        (groups, reductions.into_iter().map(|(_, s, own)| (s, own)).collect::<Vec<_>>(), rest)
     };
     let rest = Body::new(&m.dims, &rest).unshare_owned();
-    let mut out = Vec::with_capacity(groups.len() + 1);
+    let mut out = Vec::with_capacity(groups.len() + reductions.len() + 1);
     let mut note = note;
-    for (k, group) in groups.into_iter().enumerate() {
+    let mut give_note = |s: &mut Stmt, why: &str, first: bool| {
+        if first {
+            s.note = Some(note.take().map(|n| format!("{n}; {why}")).unwrap_or_else(|| why.to_string()));
+        }
+    };
+    for group in groups {
         let line = group.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
         let (dims, body) = fresh_nest(f, &m.dims, group);
         let mut s = Stmt::new(StmtKind::Map(Map { dims, body }), line);
-        if k == 0 {
-            s.note = Some(note.take().map(|n| format!("{n}; {WHY}")).unwrap_or_else(|| WHY.to_string()));
-        }
+        give_note(&mut s, WHY, out.is_empty());
+        out.push(s);
+    }
+    for (updates, own) in reduction_groups(reductions) {
+        let line = updates.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
+        let mut s = reduction_nest(f, &m.dims, &own, updates, line);
+        give_note(&mut s, WHY_REDUCE, out.is_empty());
         out.push(s);
     }
     if !rest.is_empty() {
@@ -149,7 +188,7 @@ impl<'a> Body<'a> {
                 }
             }
         }
-        Body { dims, vars: dims.iter().map(|d| d.var).collect(), stmts, varying, defs }
+        Body { dims, vars: crate::shared::iterating_vars(dims), stmts, varying, defs }
     }
 
     /// Whether every variable of `index` is a map variable or constant during the map.
@@ -161,11 +200,42 @@ impl<'a> Body<'a> {
     /// variable `v` is recovered from some position `±v + c`, `c` constant during the map
     /// (`A_b[i - 1, j]`, and also the diagonal `a_b[i, i]`).
     fn owns(&self, index: &[Expr]) -> bool {
+        self.owned_by(index, &self.vars)
+    }
+
+    /// Whether distinct values of the map variables `by` reach distinct elements through
+    /// `index`: each of them is recovered from some position `±v + c` (`c` constant
+    /// during the map).
+    fn owned_by(&self, index: &[Expr], by: &[VarId]) -> bool {
         let constant = |u: VarId| !self.vars.contains(&u) && !self.varying.contains(&u);
         let recovers = |e: &Expr, v: VarId| {
             Affine::parse(e, &|u| u == v || constant(u), &constant).is_some_and(|a| a.coeff(v).abs() == 1)
         };
-        self.fixed(index) && self.vars.iter().all(|v| index.iter().any(|e| recovers(e, *v)))
+        self.fixed(index) && by.iter().all(|v| index.iter().any(|e| recovers(e, *v)))
+    }
+
+    /// The shared `+=` at top-level position `p` that misses some map variables in its
+    /// index (`b_b[j] += y_b[i, j]` in a map over `i, j`: the adjoint of a broadcast) and
+    /// is owned by the variables it has: the unshared update and the variables that own it,
+    /// to run as a map over those with loops over the others inside (a reduction).
+    fn reduction(&self, p: usize, s: &Stmt) -> Option<(Stmt, Vec<VarId>)> {
+        let StmtKind::Accumulate { target, op: AccOp::Add, value, shared: true } = &s.kind else { return None };
+        let x = target.var;
+        if target.is_scalar() || self.dims.iter().any(|d| d.start.mentions(x) || d.stop.mentions(x)) {
+            return None;
+        }
+        self.updates_of(x, AccOp::Add)?;
+        let index: Vec<Expr> = target.index.iter().map(|e| self.resolve(e, p)).collect::<Option<_>>()?;
+        let own: Vec<VarId> = self.vars.iter().copied().filter(|v| index.iter().any(|e| e.mentions(*v))).collect();
+        if own.is_empty() || own.len() == self.vars.len() || !self.owned_by(&index, &own) {
+            return None;
+        }
+        let value = self.resolve(value, p)?;
+        if !index.iter().chain([&value]).all(|e| self.reads_entry_values(e, p)) {
+            return None;
+        }
+        let kind = StmtKind::Accumulate { target: Place::element(x, index), op: AccOp::Add, value, shared: false };
+        Some((Stmt { kind, span: s.span, note: s.note.clone() }, own))
     }
 
     /// Whether no iteration's element `a` can be another iteration's element `b` (both
@@ -343,6 +413,49 @@ fn fresh_nest(f: &mut Function, dims: &[MapDim], mut body: Block) -> (Vec<MapDim
         }
     }
     (out, body)
+}
+
+/// Reductions over the same variables into different arrays share one loop nest (one pass
+/// over the broadcast adjoint instead of one per operand), in program order.
+fn reduction_groups(reductions: Vec<(Stmt, Vec<VarId>)>) -> Vec<(Block, Vec<VarId>)> {
+    let target = |s: &Stmt| s.written_var();
+    let mut out: Vec<(Block, Vec<VarId>)> = Vec::new();
+    for (s, own) in reductions {
+        let fits = |(g, o): &&mut (Block, Vec<VarId>)| *o == own && g.iter().all(|t| target(t) != target(&s));
+        match out.iter_mut().find(fits) {
+            Some((g, _)) => g.push(s),
+            None => out.push((vec![s], own)),
+        }
+    }
+    out
+}
+
+/// `updates` (written over the variables of `dims`) as a map over the dimensions of `own`
+/// with one sequential loop per other dimension inside, all over fresh index variables.
+fn reduction_nest(f: &mut Function, dims: &[MapDim], own: &[VarId], updates: Block, span: Span) -> Stmt {
+    let mut renames: Vec<(VarId, Expr)> = Vec::new();
+    let mut fresh: Vec<MapDim> = Vec::with_capacity(dims.len());
+    for d in dims {
+        let old = f.var(d.var).clone();
+        let new = f.add_var(old.name, old.ty, VarRole::Index, old.span);
+        fresh.push(MapDim { var: new, start: d.start.clone(), stop: d.stop.clone() });
+        renames.push((d.var, Expr::var(new, Scalar::I64)));
+    }
+    let rename = |e: &Expr| renames.iter().fold(e.clone(), |e, (v, to)| e.substitute(*v, to));
+    let mut updates = updates;
+    for u in updates.iter_mut() {
+        if let StmtKind::Accumulate { target, value, .. } = &mut u.kind {
+            target.index = target.index.iter().map(rename).collect();
+            *value = rename(value);
+        }
+    }
+    let (outer, inner): (Vec<(MapDim, &MapDim)>, Vec<(MapDim, &MapDim)>) =
+        fresh.into_iter().zip(dims).partition(|(_, d)| own.contains(&d.var));
+    let body = inner.into_iter().rev().fold(updates, |body, (d, _)| {
+        let l = Loop { var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
+        vec![Stmt::new(StmtKind::Loop(l), span)]
+    });
+    Stmt::new(StmtKind::Map(Map { dims: outer.into_iter().map(|(d, _)| d).collect(), body }), span)
 }
 
 /// Collects the index of every accumulation into `x` in `stmts` (any depth); `false` when

@@ -364,8 +364,9 @@ fn expensive_temp_is_not_recomputed() {
 }
 
 #[test]
-fn broadcast_update_stays_shared() {
-    // `b_b[j] += A_b[i, j]` over i, j: every i hits the same element.
+fn broadcast_update_becomes_a_reduction() {
+    // `b_b[j] += A_b[i, j]` over i, j: every i hits the same element, so the update runs in
+    // a map over j (each iteration owns b_b[j]) with a loop over i inside.
     let mut b = B::new("bias");
     let (n, m) = (b.size("N"), b.size("M"));
     let ab = b.param("A_b", mat(&b, n, m), Intent::InOut);
@@ -379,7 +380,22 @@ fn broadcast_update_stays_shared() {
         ],
     )];
     let f = b.finish(body);
-    unchanged(&f, &[("N", 4), ("M", 5)]);
+    let s = split(&f);
+    assert_eq!(counts(&s), (2, 0));
+    assert_eq!(
+        body_text(&s),
+        "  # a broadcast operand's adjoint: a reduction in which every iteration owns its element (no atomics)
+  map j in [0, M) {  # 2
+    loop i in range(0, N, 1) {  # 2
+      b_b[j] += A_b[i, j]  # 2
+    }
+  }
+  map i in [0, N), j in [0, M) {  # 1
+    A_b[i, j] = 0.0  # 3
+  }
+"
+    );
+    same_results(&f, &s, &[("N", 4), ("M", 5)]);
 }
 
 #[test]
@@ -531,7 +547,8 @@ fn ownership_needs_every_map_variable() {
     assert_eq!(counts(&s), (1, 0));
     same_results(&f, &s, &[("N", 5)]);
 
-    // `x_b[i + j]` and `x_b[i]` over `i, j`: neither recovers `j`; both stay shared.
+    // `x_b[i + j]` and `x_b[i]` over `i, j`: neither recovers `j`. `x_b[i]` is owned by
+    // `i` alone: a reduction over `j`; `x_b[i + j]` stays shared.
     let mut b = B::new("sums");
     let n = b.size("N");
     let xb = b.param("x_b", vec1(&b, n), Intent::InOut);
@@ -545,5 +562,106 @@ fn ownership_needs_every_map_variable() {
         ],
     )];
     let f = b.finish(body);
-    unchanged(&f, &[("N", 7)]);
+    let s = split(&f);
+    assert_eq!(counts(&s), (2, 1));
+    assert!(body_text(&s).contains("map i in [0, N - 3) {  # 3\n    loop j in range(0, 3, 1) {"), "{}", text(&s));
+    same_results(&f, &s, &[("N", 7)]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sequential adjoint nests in owner-computes order (`own`)
+
+/// The reversed adjoint nest of a 1-D convolution over channels,
+/// `y[i] = Σ_k Σ_c x[i + k, c] * w[k, c]`, as `reverse` writes it; `y_read` gives the
+/// index at which the updates read `y_b`.
+fn conv1d_adjoint(y_read: impl Fn(&B, VarId) -> Vec<E>) -> Function {
+    let mut b = B::new("conv1d_b");
+    let (n, k_n, c_n) = (b.size("N"), b.size("K"), b.size("C"));
+    let x = b.param("x", mat(&b, n, c_n), Intent::In);
+    let w = b.param("w", mat(&b, k_n, c_n), Intent::In);
+    let out = array(Scalar::F64, vec![b.v(n) - b.v(k_n) + 1]);
+    let yb = b.param("y_b", out, Intent::InOut);
+    let xb = b.param("x_b", mat(&b, n, c_n), Intent::InOut);
+    let wb = b.param("w_b", mat(&b, k_n, c_n), Intent::InOut);
+    let (i, k, c) = (b.index("i"), b.index("k"), b.index("c"));
+    let seed = b.ld(yb, y_read(&b, i));
+    let body = vec![lp(
+        i,
+        b.v(n) - b.v(k_n),
+        int(-1),
+        -1,
+        vec![
+            lp(
+                k,
+                b.v(k_n) - 1,
+                int(-1),
+                -1,
+                vec![lp(
+                    c,
+                    b.v(c_n) - 1,
+                    int(-1),
+                    -1,
+                    vec![
+                        acc(
+                            at(xb, vec![b.v(i) + b.v(k), b.v(c)]),
+                            AccOp::Add,
+                            b.ld(w, vec![b.v(k), b.v(c)]) * seed.clone(),
+                            false,
+                        ),
+                        acc(
+                            at(wb, vec![b.v(k), b.v(c)]),
+                            AccOp::Add,
+                            b.ld(x, vec![b.v(i) + b.v(k), b.v(c)]) * seed,
+                            false,
+                        ),
+                    ],
+                )],
+            ),
+            assign(at(yb, vec![b.v(i)]), f64c(0.0)),
+        ],
+    )];
+    let mut f = b.finish(body);
+    // Adjoint arrays, as `reverse` names their role.
+    for (v, of) in [(xb, x), (wb, w), (yb, yb)] {
+        f.var_mut(v).role = adjc_ir::VarRole::Adjoint(of);
+    }
+    f
+}
+
+#[test]
+fn window_accumulations_become_owned_parallel_nests() {
+    let f = conv1d_adjoint(|b, i| vec![b.v(i)]);
+    let s = split(&f);
+    // x_b[i + k, c] is owned by c, w_b[k, c] by k (the outer of k and c); y_b is zeroed last.
+    assert_eq!(
+        body_text(&s),
+        "  # reordered so that every iteration of the parallel loops owns the elements it accumulates into (no atomics)
+  map c in [0, C) {  # 1
+    loop i in range(N - K, -1, -1) {  # 1
+      loop k in range(K - 1, -1, -1) {  # 2
+        x_b[i + k, c] += w[k, c] * y_b[i]  # 4
+      }
+    }
+  }
+  map k in [0, K) {  # 1
+    loop i in range(N - K, -1, -1) {  # 1
+      loop c in range(C - 1, -1, -1) {  # 3
+        w_b[k, c] += x[i + k, c] * y_b[i]  # 5
+      }
+    }
+  }
+  loop i in range(N - K, -1, -1) {  # 1
+    y_b[i] = 0.0  # 6
+  }
+"
+    );
+    same_results(&f, &s, &[("N", 7), ("K", 3), ("C", 2)]);
+}
+
+#[test]
+fn nests_reading_elements_they_do_not_zero_stay() {
+    // The updates read y_b[0], which only iteration 0 zeroes: the rule reasons about each
+    // iteration's own element only, so it leaves the nest alone.
+    let f = conv1d_adjoint(|_, _| vec![int(0)]);
+    unchanged(&f, &[("N", 7), ("K", 3), ("C", 2)]);
 }
