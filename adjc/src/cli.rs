@@ -36,8 +36,17 @@ pub enum EmitKind {
 
 #[derive(Args, Debug, Clone)]
 pub struct TranspileArgs {
-    /// The source file (`.py`).
+    /// The source file (`.py`, `.f90`, `.F90`, `.f`, ...).
     pub file: PathBuf,
+    /// More Fortran files (modules the first one uses).
+    #[arg(value_name = "MORE")]
+    pub more: Vec<PathBuf>,
+    /// Fortran: a preprocessor macro, `NAME` or `NAME=VALUE` (repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+    /// Fortran: a directory searched for `#include` and `include` files and for modules (repeatable).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include_dirs: Vec<PathBuf>,
     /// The entry function (default: the only function, else the last one).
     #[arg(long)]
     pub function: Option<String>,

@@ -14,6 +14,7 @@
 mod bench;
 mod check;
 mod cli;
+mod fortran_sources;
 mod harness;
 mod pipeline;
 mod templates;

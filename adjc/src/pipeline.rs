@@ -23,6 +23,8 @@ pub struct Transpiled {
     pub adjoint: Adjoint,
     pub files: CFiles,
     pub stem: String,
+    /// Every source file read (Fortran: with the module files found for `use`).
+    pub sources: Vec<PathBuf>,
 }
 
 pub fn read_source(path: &Path) -> CliResult<(String, String)> {
@@ -45,33 +47,46 @@ fn stem_of(args: &TranspileArgs) -> String {
     })
 }
 
-/// Runs every stage. Pure apart from reading the source file.
+/// Runs every stage. Pure apart from reading the source files (and, for preprocessed
+/// Fortran, running the C preprocessor).
 pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpiled> {
-    let (file, source) = read_source(&args.file)?;
-    let in_source = |diag: Diagnostic| CliError::Source { file: file.clone(), source: source.clone(), diag };
     let ext = args.file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let mut sources = vec![args.file.clone()];
     let mut module = match ext.as_str() {
         "py" => {
+            if !args.more.is_empty() || !args.defines.is_empty() || !args.include_dirs.is_empty() {
+                return Err(CliError::Usage(
+                    "several files, -D and -I are for Fortran sources; a Python kernel is one file".into(),
+                ));
+            }
+            let (file, source) = read_source(&args.file)?;
+            let in_source = |diag: Diagnostic| CliError::Source { file: file.clone(), source: source.clone(), diag };
             let opts = PythonOptions { entry: args.function.clone(), arg_specs: args.args.clone() };
             adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?
         }
-        "f90" | "f95" | "f03" | "f08" | "f18" | "f" | "for" | "ftn" | "f77" => {
+        "f90" | "f95" | "f03" | "f08" | "f18" | "f" | "for" | "ftn" | "f77" | "fpp" => {
             if !args.args.is_empty() {
                 return Err(CliError::Usage(
                     "--arg is for Python sources; Fortran declarations give every type and shape".into(),
                 ));
             }
-            let fixed_form = matches!(ext.as_str(), "f" | "for" | "ftn" | "f77");
-            let opts = FortranOptions { entry: args.function.clone(), fixed_form };
-            adjc_frontend::lower_fortran(&file, &source, &opts).map_err(in_source)?
+            let (inputs, paths) = crate::fortran_sources::load_all(args)?;
+            sources = paths;
+            let opts = FortranOptions { entry: args.function.clone(), fixed_form: false };
+            let dirs = args.include_dirs.clone();
+            let resolve = move |name: &str, from: &str| crate::fortran_sources::find_include(name, from, &dirs);
+            adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
+                .map_err(|e| CliError::Source { file: e.file, source: e.source, diag: e.diag })?
         }
         _ => {
             return Err(CliError::Usage(format!(
                 "{}: unsupported source language (`.{ext}`); adjc reads Python (`.py`) and Fortran (`.f90`, fixed-form `.f`) files",
-                file
+                args.file.display()
             )))
         }
     };
+    let (file, source) = (module.file.clone(), module.source.clone());
+    let in_source = |diag: Diagnostic| CliError::Source { file: file.clone(), source: source.clone(), diag };
     validate::validate_module(&module).map_err(|e| internal(&file, &source, e))?;
     let sequential =
         module.functions.first().cloned().ok_or_else(|| CliError::Usage("no function to differentiate".into()))?;
@@ -112,7 +127,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     ];
     let emit_opts = EmitOptions { stem: stem.clone(), header_comment };
     let files = adjc_emit::emit_c(&module, &[primal, &adjoint.function], &emit_opts).map_err(in_source)?;
-    Ok(Transpiled { module, adjoint, files, stem })
+    Ok(Transpiled { module, adjoint, files, stem, sources })
 }
 
 /// An invariant violated between stages is adjc's bug, never the user's: say so plainly.

@@ -59,7 +59,8 @@ fn output_is_deterministic_and_snapshotted() {
 }
 
 /// Every file in tests/errors/ is bad input. Its first line says what adjc must report:
-/// `# expect: LINE:COL: MESSAGE-SUBSTRING`. Flags for adjc may follow on `# flags: ...`.
+/// `# expect: LINE:COL: MESSAGE-SUBSTRING` (`! expect:` in Fortran). Flags for adjc may
+/// follow on `# flags: ...` (`! flags:`).
 #[test]
 fn bad_input_is_reported_with_location_and_no_output() {
     let dir = root().join("tests/errors");
@@ -71,10 +72,11 @@ fn bad_input_is_reported_with_location_and_no_output() {
         let src = std::fs::read(&p).unwrap();
         let head = String::from_utf8_lossy(&src).lines().next().unwrap_or("").to_string();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        let expect = head.strip_prefix("# expect: ").map(str::to_string);
+        // Fortran cases say it in a comment (`! expect:`): a `#` line would go to cpp.
+        let expect = head.strip_prefix("# expect: ").or_else(|| head.strip_prefix("! expect: ")).map(str::to_string);
         let flags: Vec<String> = String::from_utf8_lossy(&src)
             .lines()
-            .find_map(|l| l.strip_prefix("# flags: "))
+            .find_map(|l| l.strip_prefix("# flags: ").or_else(|| l.strip_prefix("! flags: ")))
             .map(split_flags)
             .unwrap_or_default();
         let out_dir = std::env::temp_dir().join(format!("adjc-err-{}-{name}", std::process::id()));

@@ -9,7 +9,7 @@ mod common;
 use common::{adjc, check_all, check_example, root, text, Example};
 
 fn examples() -> Vec<Example> {
-    common::examples("examples/fortran", &["f90", "f"], "!")
+    common::examples("examples/fortran", &["f90", "f", "F90", "F"], "!")
 }
 
 fn have_gfortran() -> bool {
@@ -48,7 +48,9 @@ fn fortran_output_is_deterministic_and_column_major() {
         for _run in 0..2 {
             let dir = std::env::temp_dir().join(format!("adjc-fdet-{}-{stem}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
-            let out = adjc(&["transpile", &ex.path, "-o", dir.to_str().unwrap()]);
+            let mut args = vec!["transpile".to_string(), ex.path.clone(), "-o".into(), dir.display().to_string()];
+            args.extend(common::source_flags(&ex.check_flags));
+            let out = adjc(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
             assert!(out.status.success(), "{}", text(&out));
             outs.push(std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap());
             let _ = std::fs::remove_dir_all(&dir);
@@ -150,4 +152,110 @@ fn gfortran_comparison_of_logicals_float32_and_a_function() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn transpile_in(dir: &std::path::Path, args: &[&str], cpp: Option<&str>) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_adjc"));
+    cmd.current_dir(root()).arg("transpile").args(args).args(["-o", dir.join("out").to_str().unwrap()]);
+    if let Some(c) = cpp {
+        cmd.env("ADJC_CPP", c);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_missing_preprocessor_is_a_clear_error() {
+    let dir = common::scratch("no-cpp");
+    let out = transpile_in(&dir, &["examples/fortran/gemm_polybench.F90"], Some("/nonexistent/cpp"));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("needs the C preprocessor") && t.contains("ADJC_CPP"), "{t}");
+    assert!(!dir.join("out").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `include` files are searched next to the including file, then in the -I directories;
+/// an error inside one points at the include file's own line.
+#[test]
+fn include_files_are_found_with_dash_i_and_errors_point_into_them() {
+    let dir = common::scratch("include-dirs");
+    std::fs::create_dir_all(dir.join("inc")).unwrap();
+    let kernel = dir.join("kernel.f90");
+    std::fs::write(&kernel, "subroutine kernel(x)\n  include 'w.inc'\n  real(8) :: x\n  x = w * x\nend subroutine\n")
+        .unwrap();
+    std::fs::write(dir.join("inc/w.inc"), "  ! weight\n  real(8), parameter :: w = 3.0d0\n").unwrap();
+    let k = kernel.to_str().unwrap();
+    let inc = dir.join("inc");
+    let out = transpile_in(&dir, &[k], None);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("kernel.f90:2:11: error: include file `w.inc` not found"), "{t}");
+    let out = transpile_in(&dir, &[k, "-I", inc.to_str().unwrap(), "--emit", "ir"], None);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("x = 3.0 * x"), "{t}");
+    std::fs::write(dir.join("inc/w.inc"), "  ! weight\n  real(8), parameter :: w = (3.0d0\n").unwrap();
+    let out = transpile_in(&dir, &[k, "-I", inc.to_str().unwrap()], None);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("inc/w.inc:2:"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The text of C function `name` (from its signature to the closing brace).
+fn c_function<'a>(c: &'a str, name: &str) -> &'a str {
+    let start = c.find(&format!("\nint {name}(")).unwrap_or_else(|| panic!("no {name} in\n{c}"));
+    let len = c[start..].find("\n}\n").unwrap_or(c.len() - start);
+    &c[start..start + len]
+}
+
+/// `matmul` and `dot_product` are the library calls NumPy's `@` gives: BLAS in both
+/// sweeps, column-major.
+#[test]
+fn matmul_and_dot_product_are_blas_calls_in_both_sweeps() {
+    let dir = common::scratch("fortran-blas");
+    let out = adjc(&["transpile", "examples/fortran/gemm_matmul.f90", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("gemm_matmul.c")).unwrap();
+    let (fwd, adj) = (c_function(&c, "gemm_matmul"), c_function(&c, "gemm_matmul_b"));
+    assert_eq!(fwd.matches("cblas_dgemm(CblasColMajor").count(), 1, "{fwd}");
+    // The forward product again, then a_b += prod_b b^T and b_b += a^T prod_b.
+    assert_eq!(adj.matches("cblas_dgemm(CblasColMajor").count(), 3, "{adj}");
+    assert!(adj.contains("CblasNoTrans, CblasTrans") && adj.contains("CblasTrans, CblasNoTrans"), "{adj}");
+    assert!(!fwd.contains("for (int64_t k"), "the product is still a loop:\n{fwd}");
+    let out = adjc(&["transpile", "examples/fortran/products.f90", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("products.c")).unwrap();
+    let (fwd, adj) = (c_function(&c, "products"), c_function(&c, "products_b"));
+    assert_eq!(fwd.matches("cblas_dgemm(").count(), 1, "{fwd}");
+    assert_eq!(fwd.matches("cblas_dgemv(").count(), 2, "{fwd}");
+    assert_eq!(fwd.matches("cblas_ddot(").count(), 2, "{fwd}");
+    // gemv gives ger (a_b) and gemv (x_b); the forward products run again for the tapes.
+    assert!(adj.matches("cblas_dger(").count() == 2 && adj.matches("cblas_dgemv(").count() == 4, "{adj}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let have_cblas = ["/usr/include/cblas.h", "/usr/include/x86_64-linux-gnu/cblas.h", "/usr/include/openblas/cblas.h"]
+        .iter()
+        .any(|p| std::path::Path::new(p).exists());
+    if !have_cblas {
+        assert!(std::env::var_os("ADJC_REQUIRE_OPENBLAS").is_none(), "cblas.h is required but missing");
+        return;
+    }
+    for (file, sizes) in [("gemm_matmul", "ni=7,nj=6,nk=5"), ("products", "n=6,m=5")] {
+        for openmp in [false, true] {
+            let path = format!("examples/fortran/{file}.f90");
+            let mut args = vec!["check", path.as_str(), "--sizes", sizes];
+            if openmp {
+                args.push("--openmp");
+            }
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjc"))
+                .current_dir(root())
+                .env("CFLAGS", "-DADJC_BLAS=cblas")
+                .env("LDLIBS", "-lopenblas")
+                .env("OMP_NUM_THREADS", "2")
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(out.status.success() && text(&out).contains("check passed"), "{file}:\n{}", text(&out));
+        }
+    }
 }

@@ -108,7 +108,7 @@ fn every_example_module_compiles_with_gfortran() {
     for sub in ["examples/fortran", "examples/python"] {
         for e in std::fs::read_dir(root().join(sub)).unwrap() {
             let p = e.unwrap().path();
-            if p.extension().is_some_and(|e| e == "f90" || e == "f" || e == "py") {
+            if p.extension().is_some_and(|e| e == "f90" || e == "F90" || e == "f" || e == "py") {
                 sources.push(p.strip_prefix(root()).unwrap().display().to_string());
             }
         }
@@ -119,12 +119,9 @@ fn every_example_module_compiles_with_gfortran() {
         let mut args = vec!["transpile".to_string(), source.clone(), "-o".into(), dir.display().to_string()];
         args.push("--fortran-interface".into());
         // The entry, when the check line names one.
-        let flags: Vec<&str> = src
-            .lines()
-            .find_map(|l| l.split_once("adjc check:").map(|(_, f)| f))
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
+        let check_line = src.lines().find_map(|l| l.split_once("adjc check:").map(|(_, f)| f)).unwrap_or("");
+        let flags: Vec<&str> = check_line.split_whitespace().collect();
+        args.extend(common::source_flags(&common::split_flags(check_line)));
         if let Some(k) = flags.iter().position(|f| *f == "--function") {
             args.push("--function".into());
             args.push(flags.get(k + 1).unwrap().to_string());

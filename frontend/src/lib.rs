@@ -2,7 +2,8 @@
 //!
 //! * [`lower_python`]: Python/NumPy (tree-sitter-python). See [`python`] for what is
 //!   supported.
-//! * [`lower_fortran`]: free-form Fortran (tree-sitter-fortran). See [`fortran`].
+//! * [`lower_fortran`] / [`lower_fortran_sources`]: Fortran, free and fixed form, one or
+//!   several (preprocessed) files (tree-sitter-fortran). See [`fortran`].
 //!
 //! Shared pieces (`sym`, the integer normaliser; `irutil`, whole-function rewriting) are
 //! language-independent and used by both frontends.
@@ -13,5 +14,5 @@ pub mod python;
 mod sym;
 mod ts;
 
-pub use fortran::{lower_fortran, FortranOptions};
+pub use fortran::{lower_fortran, lower_fortran_sources, FortranOptions, FortranSource, SourceError};
 pub use python::{lower_python, PythonOptions};

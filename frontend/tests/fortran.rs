@@ -521,3 +521,107 @@ end subroutine
     let out = run(f, &[("n", Data::i(2)), ("x", Data::arr(&[2], vec![1.0, 2.0]))]);
     assert_close(&out["x"].floats(), &[2.0, 4.0]);
 }
+
+/// Modules in other files, `use m, only: local => remote` renames, the default entry taken
+/// from the first file, and spans pointing at the entry's own file.
+#[test]
+fn several_files_with_modules_and_renames() {
+    use adjc_frontend::{lower_fortran_sources, FortranSource};
+    let src = |name: &str, text: &str| FortranSource {
+        name: name.into(),
+        text: text.into(),
+        preprocessed: false,
+        fixed_form: false,
+        original: None,
+    };
+    let kernel = src(
+        "kernel.f90",
+        "subroutine step(n, x)\n  use consts, only: wp => dp, c => scale\n  implicit none\n  integer :: n\n  real(wp) :: x(n)\n  x = c * x\nend subroutine\n",
+    );
+    let consts = src(
+        "consts.f90",
+        "module consts\n  integer, parameter :: dp = kind(1.0d0)\n  real(dp), parameter :: scale = 2.5d0\ncontains\n  subroutine unused(y)\n    real(dp) :: y\n    y = 0\n  end subroutine\nend module\n",
+    );
+    let no_include = |_: &str, _: &str| Err("none".to_string());
+    let m = lower_fortran_sources(&[kernel.clone(), consts.clone()], &FortranOptions::default(), &no_include)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert_eq!((m.file.as_str(), m.functions[0].name.as_str()), ("kernel.f90", "step"));
+    assert_eq!(m.functions[0].span.line, 1);
+    let out = run(&m.functions[0], &[("n", Data::i(2)), ("x", Data::arr(&[2], vec![1.0, -2.0]))]);
+    assert_close(&out["x"].floats(), &[2.5, -5.0]);
+    // An error in the module file is reported in that file.
+    let bad = src("consts.f90", "module consts\n  integer, parameter :: dp = kind(1.0d0)\n  real(dp), parameter :: scale = (2.5d0\nend module\n");
+    let e = lower_fortran_sources(&[kernel.clone(), bad], &FortranOptions::default(), &no_include).unwrap_err();
+    assert_eq!((e.file.as_str(), e.diag.span.line), ("consts.f90", 3), "{}", e.render());
+    // Renaming something that is not a constant of the module.
+    let wrong = src(
+        "kernel.f90",
+        "subroutine step(x)\n  use consts, only: s => nothing\n  real(8) :: x\n  x = 2 * x\nend subroutine\n",
+    );
+    let e = lower_fortran_sources(&[wrong, consts], &FortranOptions::default(), &no_include).unwrap_err();
+    assert!(e.diag.message.contains("`nothing` is not a `parameter` constant"), "{}", e.render());
+    assert_eq!((e.file.as_str(), e.diag.span.line), ("kernel.f90", 2));
+}
+
+fn lib_ops(f: &adjc_ir::Function) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    adjc_ir::walk_stmts(&f.body, &mut |s| {
+        if let adjc_ir::StmtKind::Call(c) = &s.kind {
+            out.push(c.op.name());
+        }
+    });
+    out
+}
+
+/// `matmul`/`dot_product` become library calls where they can, loops elsewhere, with the
+/// same values either way.
+#[test]
+fn products_are_library_calls_with_loops_as_fallback() {
+    // An aliased output goes through a work array; a product in a loop stays loops; a
+    // helper with a dot product inlined twice gets one call per inlining.
+    let src = "\
+module h
+contains
+  real(8) function energy(n, v)
+    integer :: n
+    real(8) :: v(n)
+    energy = dot_product(v, v) + 1.0d0
+  end function
+end module
+subroutine k(n, a, b, x, s)
+  use h
+  integer :: n, i
+  real(8) :: a(n, n), b(n, n), x(n), s
+  a = matmul(a, b)
+  do i = 1, 2
+    x = matmul(b, x)
+  end do
+  s = energy(n, x) * (energy(n, x) + 1.0d0)
+end subroutine
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert_eq!(lib_ops(f), ["gemm", "dot", "dot"], "{}", adjc_ir::print::print_function(f));
+    let (a, b, x) = (vec![1.0, 2.0, 3.0, 4.0], vec![0.5, -1.0, 2.0, 1.5], vec![1.0, -2.0]);
+    let out = run(
+        f,
+        &[
+            ("n", Data::i(2)),
+            ("a", Data::arr(&[2, 2], a)),
+            ("b", Data::arr(&[2, 2], b)),
+            ("x", Data::arr(&[2], x)),
+            ("s", Data::f(0.0)),
+        ],
+    );
+    // Column-major: a = [[1, 3], [2, 4]], b = [[0.5, 2], [-1, 1.5]].
+    let a2 = [0.5 * 1.0 - 3.0, 0.5 * 2.0 - 4.0, 2.0 + 3.0 * 1.5, 4.0 + 4.0 * 1.5];
+    assert_close(&out["a"].floats(), &a2);
+    let mut xv = [1.0, -2.0];
+    for _ in 0..2 {
+        xv = [0.5 * xv[0] + 2.0 * xv[1], -xv[0] + 1.5 * xv[1]];
+    }
+    assert_close(&out["x"].floats(), &xv);
+    let e1 = xv[0] * xv[0] + xv[1] * xv[1] + 1.0;
+    let e2 = e1 + 1.0;
+    assert_close(&out["s"].floats(), &[e1 * e2]);
+}

@@ -78,7 +78,7 @@ fn declarations_and_types() {
     let local_bound = "subroutine k(x)\n  integer :: m\n  real(8) :: x(m)\n  x(1) = 1\nend subroutine\n";
     expect_help(local_bound, "the bounds of `x` depend on `m`", 3, 14);
     let use_other = "subroutine k(x)\n  use elsewhere\n  real(8) :: x\n  x = 1\nend subroutine\n";
-    expect_help(use_other, "module `elsewhere` is not defined in this file", 2, 3);
+    expect_help(use_other, "module `elsewhere` is not defined in the files given", 2, 3);
 }
 
 #[test]

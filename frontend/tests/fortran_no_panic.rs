@@ -1,7 +1,7 @@
 //! Hostile and broken Fortran never panics, never produces invalid IR and never hits an
 //! internal error: random bytes, prefixes of every example, and random token soup.
 
-use adjc_frontend::{lower_fortran, FortranOptions};
+use adjc_frontend::{lower_fortran, lower_fortran_sources, FortranOptions, FortranSource};
 
 struct Rng(u64);
 
@@ -39,24 +39,51 @@ fn check_form(src: &str, fixed_form: bool) {
     }
 }
 
-/// Every example with whether it is fixed form.
+fn examples_dir() -> String {
+    format!("{}/../examples/fortran", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every example that needs no preprocessor, with whether it is fixed form.
 fn examples() -> Vec<(String, bool)> {
-    let dir = format!("{}/../examples/fortran", env!("CARGO_MANIFEST_DIR"));
-    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    let mut paths: Vec<_> =
+        std::fs::read_dir(examples_dir()).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
     paths.sort();
     paths
         .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "f90" || e == "f"))
         .filter_map(|p| Some((std::fs::read_to_string(p).ok()?, p.extension().is_some_and(|e| e == "f"))))
         .collect()
 }
 
+/// Each example lowers, given the module files of `examples/fortran/modules/` too and its
+/// include files.
 #[test]
 fn every_example_lowers() {
     let exs = examples();
     assert!(exs.len() >= 6, "expected the Fortran examples");
+    let modules: Vec<FortranSource> = ["heat_kinds", "heat_params"]
+        .iter()
+        .map(|m| {
+            let name = format!("{}/modules/{m}.f90", examples_dir());
+            let text = std::fs::read_to_string(&name).unwrap();
+            FortranSource { name, text, preprocessed: false, fixed_form: false, original: None }
+        })
+        .collect();
+    let include = |name: &str, _: &str| {
+        let path = format!("{}/{name}", examples_dir());
+        std::fs::read_to_string(&path).map(|t| (path, t)).map_err(|e| e.to_string())
+    };
     for (src, fixed_form) in &exs {
-        if let Err(d) = lower_fortran("ex.f90", src, &FortranOptions { entry: None, fixed_form: *fixed_form }) {
-            panic!("{}", d.render("ex.f90", src));
+        let main = FortranSource {
+            name: "ex.f90".into(),
+            text: src.clone(),
+            preprocessed: false,
+            fixed_form: *fixed_form,
+            original: None,
+        };
+        let sources: Vec<FortranSource> = std::iter::once(main).chain(modules.iter().cloned()).collect();
+        if let Err(e) = lower_fortran_sources(&sources, &FortranOptions::default(), &include) {
+            panic!("{}", e.render());
         }
     }
 }

@@ -87,7 +87,7 @@ fn fortran_type(s: Scalar) -> &'static str {
     }
 }
 
-pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixed_form: bool) -> CliResult<Outcome> {
+pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, flags: &[String], fixed_form: bool) -> CliResult<Outcome> {
     let Some(gfortran) = gfortran() else {
         return Ok(Outcome::Skipped("gfortran not found; set ADJC_GFORTRAN".into()));
     };
@@ -100,6 +100,7 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixe
     if returns.len() > 1 {
         return Ok(Outcome::Skipped("the function returns several values".into()));
     }
+    let int_kinds = super::int_kinds::integer_kinds(&t.module.source, &primal.name);
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut ret_type = String::new();
@@ -107,7 +108,10 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixe
         if !matches!(p.role, VarRole::Param | VarRole::Return) {
             continue;
         }
-        let decl = fortran_type(p.elem);
+        let decl = match int_kinds.get(&p.name.to_ascii_lowercase()) {
+            Some(k) if p.elem == Scalar::I64 => format!("integer({k})"),
+            _ => fortran_type(p.elem).to_string(),
+        };
         let shape = match &p.shape {
             Some(s) => format!("({})", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
             None => String::new(),
@@ -116,7 +120,7 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixe
             if p.shape.is_some() && module.is_none() {
                 return Ok(Outcome::Skipped("an array-valued function outside a module".into()));
             }
-            ret_type = decl.to_string();
+            ret_type = decl.clone();
         } else {
             if p.shape.as_ref().is_some_and(|_| module.is_none()) && primal.vars.iter().any(|v| v.role == VarRole::Size)
             {
@@ -163,8 +167,6 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixe
     let driver = crate::templates::render("check_gfortran.f90", TEMPLATE, ctx)?;
     std::fs::write(dir.join("check_gfortran.f90"), driver)
         .map_err(|e| CliError::Io(format!("cannot write the gfortran driver: {e}")))?;
-    let source =
-        std::fs::canonicalize(source_path).map_err(|e| CliError::Io(format!("{}: {e}", source_path.display())))?;
     // A source gfortran rejects (an extension adjc accepts) is not a failure of the adjoint.
     let compile = |what: &str, cmd: &mut Command| -> Option<String> {
         let out = cmd.current_dir(dir).output().ok()?;
@@ -175,15 +177,49 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source_path: &Path, fixe
         let first = err.lines().find(|l| l.contains("Error")).unwrap_or("").trim().to_string();
         Some(format!("gfortran cannot compile {what}: {first}"))
     };
-    let s = source.to_string_lossy().into_owned();
-    if let Some(why) =
-        compile("the source", Command::new(&gfortran).args(["-c", "-O1", "-J", ".", &s, "-o", "adjc_original.o"]))
-    {
-        return Ok(Outcome::Skipped(why));
+    // Every source file, in an order where modules come before their users: compile what
+    // compiles, retry the rest while that makes progress.
+    let mut pending = Vec::new();
+    for (k, p) in t.sources.iter().enumerate() {
+        let abs = std::fs::canonicalize(p).map_err(|e| CliError::Io(format!("{}: {e}", p.display())))?;
+        pending.push((abs.to_string_lossy().into_owned(), format!("adjc_original_{k}.o")));
     }
-    let driver_args =
-        ["-ffree-line-length-none", "-I.", "check_gfortran.f90", "adjc_original.o", "-o", "check_gfortran"];
-    if let Some(why) = compile("the driver", Command::new(&gfortran).args(driver_args)) {
+    let flags: Vec<String> = flags
+        .iter()
+        .map(|f| match f.strip_prefix("-I") {
+            Some(d) => format!("-I{}", std::fs::canonicalize(d).map(|p| p.display().to_string()).unwrap_or(d.into())),
+            None => f.clone(),
+        })
+        .collect();
+    let mut objects = Vec::new();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut failed = Vec::new();
+        let mut why = None;
+        for (src, obj) in std::mem::take(&mut pending) {
+            let mut cmd = Command::new(&gfortran);
+            cmd.args(["-c", "-O1", "-J", "."]).args(&flags).args([src.as_str(), "-o", obj.as_str()]);
+            if crate::fortran_sources::needs_cpp(Path::new(&src), &std::fs::read_to_string(&src).unwrap_or_default()) {
+                cmd.arg("-cpp");
+            }
+            match compile("the source", &mut cmd) {
+                None => objects.push(obj),
+                Some(w) => {
+                    why.get_or_insert(w);
+                    failed.push((src, obj));
+                }
+            }
+        }
+        if failed.len() == before {
+            return Ok(Outcome::Skipped(why.unwrap_or_default()));
+        }
+        pending = failed;
+    }
+    let mut driver_args: Vec<String> =
+        ["-ffree-line-length-none", "-I.", "check_gfortran.f90"].iter().map(|s| s.to_string()).collect();
+    driver_args.extend(objects);
+    driver_args.extend(["-o".to_string(), "check_gfortran".to_string()]);
+    if let Some(why) = compile("the driver", Command::new(&gfortran).args(&driver_args)) {
         return Ok(Outcome::Skipped(why));
     }
     build::run(Command::new(dir.join("check_gfortran")).current_dir(dir), "the gfortran-compiled original")?;

@@ -13,6 +13,7 @@
 
 mod driver;
 mod gfortran;
+mod int_kinds;
 mod numpy;
 
 use adjc_ir::Scalar;
@@ -72,9 +73,9 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
         println!("  forward vs Python: skipped (--no-python)");
     } else if !python_source {
         println!("  forward vs Python: skipped (Fortran source)");
-        let ext = args.transpile.file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-        let fixed_form = matches!(ext.as_str(), "f" | "for" | "ftn" | "f77");
-        match gfortran::compare(&t, &plan, &dir, &args.transpile.file, fixed_form)? {
+        let fixed_form = crate::fortran_sources::is_fixed_form(&args.transpile.file);
+        let flags = crate::fortran_sources::cpp_flags(&args.transpile);
+        match gfortran::compare(&t, &plan, &dir, &flags, fixed_form)? {
             numpy::Outcome::Skipped(why) => println!("  forward vs gfortran: skipped ({why})"),
             numpy::Outcome::Compared(rows) => {
                 let ftol = if f32_kernel { 1e-4 } else { 1e-9 };

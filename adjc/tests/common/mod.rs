@@ -32,6 +32,25 @@ pub struct Example {
     pub check_flags: Vec<String>,
 }
 
+/// The flags of a check line that say which sources to read (extra Fortran files, `-D`,
+/// `-I`), for commands other than `check`.
+pub fn source_flags(flags: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = flags.iter();
+    while let Some(f) = it.next() {
+        if f == "-D" || f == "-I" {
+            out.push(f.clone());
+            out.extend(it.next().cloned());
+        } else if f.starts_with("-D")
+            || f.starts_with("-I")
+            || (!f.starts_with('-') && [".f90", ".F90", ".f", ".F"].iter().any(|e| f.ends_with(e)))
+        {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
 /// Splits FLAGS like a shell would for simple quoting ('...' keeps spaces).
 pub fn split_flags(s: &str) -> Vec<String> {
     let mut out = Vec::new();

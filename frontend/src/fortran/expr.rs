@@ -456,7 +456,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return Ok(None);
                 }
                 if let Some(v) = self.hoisted.get(&n.id()).copied() {
-                    return Ok(Some(self.f.var(v).ty.dims().iter().map(|d| d.extent.clone()).collect()));
+                    let ty = &self.f.var(v).ty;
+                    return Ok(ty.is_array().then(|| ty.dims().iter().map(|d| d.extent.clone()).collect()));
                 }
                 if self.unit.find(&name).is_some() {
                     return Ok(None);

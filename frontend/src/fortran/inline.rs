@@ -95,7 +95,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         actuals: Vec<Actual>,
     ) -> R<Option<VarId>> {
         self.implicit_none = spec.implicit_none;
-        self.define_all_constants(proc, &spec.local)?;
+        self.define_all_constants(proc, spec)?;
         let mut arrays: Vec<(Sym<'t>, VarId, Node<'t>)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {

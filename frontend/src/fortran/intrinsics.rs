@@ -1,7 +1,8 @@
 //! Intrinsic functions: elemental math, conversions, and the array intrinsics `sum`,
 //! `product`, `maxval`, `minval`, `dot_product`, `matmul`, `transpose`, `size` (lowered
 //! to loops: reductions become a `Map` with a shared accumulation, or a sequential loop
-//! inside an array statement; each element of `matmul` is an inner-product loop).
+//! inside an array statement; each element of `matmul` is an inner-product loop). These
+//! loops are the fallback: `blas` makes library calls of the products it can.
 
 use super::expr::promote;
 use super::lower::{Lowerer, R};

@@ -69,6 +69,8 @@ pub struct Spec<'t> {
     pub local: Table<'t>,
     pub stmts: Vec<Node<'t>>,
     pub implicit_none: bool,
+    /// `use m, only: local => remote` renames: (local as spelled, remote lower case, where).
+    pub aliases: Vec<(String, String, Span)>,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -133,6 +135,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut dummy_names: Vec<(String, Span)> = Vec::new();
         let mut result_name: Option<String> = None;
         let mut result_type: Option<Node<'t>> = None;
+        let mut aliases = Vec::new();
         if let Some(h) = header {
             for c in named(h) {
                 match c.kind() {
@@ -172,7 +175,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help("add `implicit none` and declare every variable"));
                     }
                 }
-                "use_statement" => self.check_use(n)?,
+                "use_statement" => aliases.extend(self.check_use(n)?),
                 "common_statement" => {
                     return Err(self
                         .err(n, "`common` blocks are not supported")
@@ -205,15 +208,31 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none })
+        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases })
     }
 
     /// `parameter` constants: the file's modules, then the host, then the procedure itself.
-    pub fn define_all_constants(&mut self, proc: &Proc<'t>, local: &Table<'t>) -> R<()> {
+    pub fn define_all_constants(&mut self, proc: &Proc<'t>, spec: &Spec<'t>) -> R<()> {
         let src = self.src;
+        let local = &spec.local;
         let mut host = Table::new();
         for d in self.unit.module_decls.iter().chain(proc.host_decls.iter()) {
             decl::collect(src, *d, &mut host)?;
+        }
+        for (name, remote, span) in &spec.aliases {
+            match host.get(remote) {
+                Some(s) if s.parameter => {
+                    let alias = decl::Sym { name: name.clone(), ..s.clone() };
+                    host.insert(name.to_ascii_lowercase(), alias);
+                }
+                _ => {
+                    return Err(Diagnostic::error(
+                        *span,
+                        format!("`{remote}` is not a `parameter` constant of the module"),
+                    )
+                    .with_help("adjc renames module constants only (`use m, only: wp => dp`)"))
+                }
+            }
         }
         let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter).cloned().collect();
         self.define_constants(&host_params)?;
@@ -238,7 +257,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     fn declare(&mut self, proc: &Proc<'t>) -> R<Vec<Node<'t>>> {
         let spec = self.read_spec(proc)?;
         self.implicit_none = spec.implicit_none;
-        self.define_all_constants(proc, &spec.local)?;
+        self.define_all_constants(proc, &spec)?;
         // Dummies first (source order), then the function result, then locals.
         let mut array_syms: Vec<(VarId, decl::Sym<'t>)> = Vec::new();
         for (name, span) in &spec.dummies {
@@ -334,15 +353,25 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.allocs.push((id, span));
     }
 
-    fn check_use(&self, n: Node) -> R<()> {
+    /// Checks that the module is known; returns the renames of the statement.
+    fn check_use(&self, n: Node) -> R<Vec<(String, String, Span)>> {
         let module = named(n).into_iter().find(|c| c.kind() == "module_name");
         let name = module.map(|m| self.text(m).to_ascii_lowercase()).unwrap_or_default();
-        if self.unit.modules.contains(&name) || matches!(name.as_str(), "iso_fortran_env" | "iso_c_binding") {
-            return Ok(());
+        if !(self.unit.modules.contains(&name) || matches!(name.as_str(), "iso_fortran_env" | "iso_c_binding")) {
+            return Err(self.err(n, format!("module `{name}` is not defined in the files given")).with_help(format!(
+                "give the file defining it on the command line (`adjc transpile kernel.f90 {name}.f90`), \
+                 or put `{name}.f90` next to the kernel or in a directory given with -I"
+            )));
         }
-        Err(self
-            .err(n, format!("module `{name}` is not defined in this file"))
-            .with_help("adjc reads one file: put the module (its `parameter` constants) in the same file"))
+        let mut aliases = Vec::new();
+        let items = named(n).into_iter().flat_map(|c| if c.kind() == "included_items" { named(c) } else { vec![c] });
+        for a in items.filter(|c| c.kind() == "use_alias") {
+            let parts = named(a);
+            if let (Some(l), Some(r)) = (parts.first(), parts.get(1)) {
+                aliases.push((self.text(*l).to_string(), self.text(*r).to_ascii_lowercase(), self.sp(a)));
+            }
+        }
+        Ok(aliases)
     }
 
     /// A symbol for an undeclared name, typed by the implicit rules (i-n integer, else real).
@@ -378,8 +407,14 @@ impl<'s, 't> Lowerer<'s, 't> {
                         if !e.vars().is_empty() {
                             return Err(self.err(init, format!("the value of `{}` is not a constant", sym.name)));
                         }
-                        let ty = match sym.ty {
-                            Some(_) => self.scalar_type(sym)?,
+                        // The kind may be a constant not defined yet (`real(dp)` before `dp`).
+                        let ty = match sym.ty.map(|_| self.scalar_type(sym)) {
+                            Some(Ok(t)) => t,
+                            Some(Err(d)) => {
+                                left.push(sym);
+                                last_err = Some(d);
+                                continue;
+                            }
                             None => e.ty,
                         };
                         if sym.dims.is_some() {

@@ -1,12 +1,16 @@
-//! The Fortran frontend: tree-sitter-fortran parse (`syntax`; fixed form is first
-//! converted by `fixed`, keeping line numbers and code columns) → program units
+//! The Fortran frontend: the text of one or more files is assembled (`source`: the C
+//! preprocessor's output read back through its line markers, `include` lines expanded,
+//! fixed form converted by `fixed`, every line keeping its file and line) →
+//! tree-sitter-fortran parse (`syntax`) → program units
 //! (`scan`) → declarations (`decl`) → one IR function for the entry procedure (`lower`
 //! signature and variables, `stmt` statements, `expr` expressions and array sections,
-//! `intrinsics` elemental and array intrinsics, `inline` calls of procedures of the
-//! same file).
+//! `intrinsics` elemental and array intrinsics, `blas` `matmul`/`dot_product` as library
+//! calls, `inline` calls of procedures of the same files). The frontend stays pure: the
+//! caller reads the files, runs the preprocessor and resolves `include` names.
 //!
 //! Supported: free-form and fixed-form source, case-insensitive; subroutines and
-//! functions at top level, in modules and after `contains`; `implicit none` (else the
+//! functions at top level, in modules (of any of the files) and after `contains`; `use`
+//! with `only:` lists and renames of constants; `implicit none` (else the
 //! implicit i-n rule); `real`, `real(4)`, `real(8)`, `real(kind=dp)`, `real*8`,
 //! `double precision`, `integer`, `logical`; `parameter` constants (also from modules
 //! in the same file, `kind(1.0d0)`, `selected_real_kind`); explicit-shape arrays with
@@ -23,17 +27,17 @@
 //! hooks (`cpu_time`, `system_clock`, `dr_hook`, ...) and `print`/`write` of text only
 //! are left out, with a note. Intrinsics: elemental math, `max`/`min` with
 //! any number of arguments, `mod`, `sign`, conversions, `sum`, `product`, `maxval`,
-//! `minval`, `dot_product`, `matmul` (as loops), `transpose`, `size`, `merge`, `huge`,
-//! `tiny`, `epsilon`, `kind`, `selected_real_kind`.
+//! `minval`, `dot_product`, `matmul` (library calls where `blas` can, else loops),
+//! `transpose`, `size`, `merge`, `huge`, `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
-//! Not supported (diagnosed with a location): the C preprocessor, calls to routines
-//! outside the file, `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`,
-//! pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
+//! Not supported (diagnosed with a location): calls to routines outside the files,
+//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
 //! array-valued functions as the entry, module variables (only their constants).
 
+mod blas;
 mod decl;
 mod expr;
 mod fixed;
@@ -41,10 +45,13 @@ mod inline;
 mod intrinsics;
 mod lower;
 mod scan;
+mod source;
 mod stmt;
 mod syntax;
 
 use adjc_ir::{Diagnostic, Module, Span};
+use source::Assembled;
+pub use source::{FortranSource, IncludeResolver, SourceError};
 
 /// Options of the Fortran frontend.
 #[derive(Clone, Debug, Default)]
@@ -59,56 +66,82 @@ const STACK_SIZE: usize = 256 << 20;
 
 /// Lowers the entry procedure of a Fortran file to an IR module holding that one
 /// function. Never panics: a crash of the worker becomes an internal-error diagnostic.
+/// `include` lines are not resolved here (see [`lower_fortran_sources`]).
 pub fn lower_fortran(file: &str, source: &str, opts: &FortranOptions) -> Result<Module, Diagnostic> {
-    let (file_s, source_s, opts_c) = (file.to_string(), source.to_string(), opts.clone());
+    let src = FortranSource {
+        name: file.into(),
+        text: source.into(),
+        preprocessed: false,
+        fixed_form: opts.fixed_form,
+        original: None,
+    };
+    let no_include = |_: &str, _: &str| {
+        Err("`lower_fortran` reads one file; `lower_fortran_sources` takes an include resolver".into())
+    };
+    lower_fortran_sources(&[src], opts, &no_include).map_err(|e| e.diag)
+}
+
+/// Lowers the entry procedure found in several files (modules may live in any of them) to
+/// an IR module. `opts.fixed_form` is not used: each source says its form. The default
+/// entry is the last procedure of the first file. Spans of the result point at the file
+/// holding the entry (which becomes the module's `file` and `source`); errors carry the
+/// file they point into.
+pub fn lower_fortran_sources(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<Module, SourceError> {
+    let asm = std::sync::Arc::new(source::assemble(sources, include)?);
+    let (asm_w, entry) = (asm.clone(), opts.entry.clone());
     let worker = std::thread::Builder::new()
         .name("adjc-fortran-frontend".into())
         .stack_size(STACK_SIZE)
-        .spawn(move || lower_here(&file_s, &source_s, &opts_c));
-    match worker {
+        .spawn(move || lower_here(&asm_w, entry.as_deref()));
+    let result = match worker {
         Ok(handle) => match handle.join() {
             Ok(r) => r,
             Err(_) => Err(Diagnostic::error(Span::NONE, "internal error: the Fortran frontend crashed on this input")
                 .with_help("please report this together with the source file")),
         },
-        Err(_) => lower_here(file, source, opts),
-    }
+        Err(_) => lower_here(&asm, opts.entry.as_deref()),
+    };
+    let (mut f, file) = result.map_err(|d| asm.locate(d))?;
+    asm.remap_function(&mut f, file);
+    let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
+    let source = given.unwrap_or_else(|| asm.files[file].text());
+    Ok(Module { file: asm.files[file].name.clone(), source, functions: vec![f] })
 }
 
-fn lower_here(file: &str, original: &str, opts: &FortranOptions) -> Result<Module, Diagnostic> {
-    // Lines (and the columns of code) are preserved by the conversion, so spans into the
-    // converted text point at the original source too.
-    let converted;
-    let source = if opts.fixed_form {
-        converted = fixed::to_free_form(original)?;
-        converted.as_str()
-    } else {
-        if let Some((ln, _)) = original.lines().enumerate().find(|(_, l)| l.starts_with('#')) {
-            return Err(Diagnostic::error(
-                Span { line: ln as u32 + 1, col: 1, start: 0, end: 1 },
-                "C preprocessor directives are not supported yet",
-            )
-            .with_help("preprocess the file first, e.g. `gfortran -E -P file.F90 > file.f90`"));
-        }
-        original
-    };
+/// The entry's function (spans into the assembled text) and the index of its file.
+fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function, usize), Diagnostic> {
+    let source = asm.text.as_str();
+    let main = asm.source_files.first().copied().unwrap_or(0);
+    let main_name = asm.files.get(main).map(|f| f.name.as_str()).unwrap_or("");
     let tree = syntax::parse(source)?;
     let root = tree.root_node();
     if let Some(bad) = syntax::first_error(root) {
         return Err(syntax::syntax_error(source, bad));
     }
     let unit = scan::scan(source, root)?;
+    let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
     if unit.procs.is_empty() {
-        return Err(Diagnostic::error(Span::NONE, format!("no subroutine or function found in `{file}`"))
+        return Err(Diagnostic::error(Span::NONE, format!("no subroutine or function found in `{main_name}`"))
             .with_help("adjc compiles a Fortran file containing at least one subroutine or function"));
     }
-    let entry = match &opts.entry {
+    let entry = match entry {
         Some(name) => unit.find(name).ok_or_else(|| {
             let names: Vec<String> = unit.procs.iter().map(|p| format!("`{}`", p.name)).collect();
-            Diagnostic::error(Span::NONE, format!("procedure `{name}` not found in `{file}`"))
-                .with_help(format!("procedures in this file: {}", names.join(", ")))
+            let files = if asm.source_files.len() > 1 { "these files" } else { "this file" };
+            Diagnostic::error(Span::NONE, format!("procedure `{name}` not found in `{main_name}`"))
+                .with_help(format!("procedures in {files}: {}", names.join(", ")))
         })?,
-        None => unit.procs.last().ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
+        None => unit
+            .procs
+            .iter()
+            .rev()
+            .find(|p| file_of(p) == Some(main))
+            .or(unit.procs.last())
+            .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };
     let f = lower::lower_proc(source, &unit, entry)?;
     if let Err(e) = adjc_ir::validate::validate(&f) {
@@ -118,5 +151,5 @@ fn lower_here(file: &str, original: &str, opts: &FortranOptions) -> Result<Modul
         )
         .with_help("please report this together with the source file"));
     }
-    Ok(Module { file: file.to_string(), source: original.to_string(), functions: vec![f] })
+    Ok((f, file_of(entry).unwrap_or(main)))
 }

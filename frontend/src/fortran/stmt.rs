@@ -32,8 +32,17 @@ impl<'s, 't> Lowerer<'s, 't> {
                 let (Some(lhs), Some(rhs)) = (kids.first(), kids.get(1)) else {
                     return Err(self.err(n, "cannot read this assignment"));
                 };
+                if self.product_assign(*lhs, *rhs)? {
+                    return Ok(());
+                }
+                // Work values of this statement only: an inlined routine lowers the same
+                // nodes again at its next call.
+                let before = self.hoisted.clone();
                 self.hoist_array_calls(*rhs)?;
-                self.assign(*lhs, *rhs, None)
+                self.hoist_products(*rhs)?;
+                let r = self.assign(*lhs, *rhs, None);
+                self.hoisted = before;
+                r
             }
             "do_loop" => self.do_loop(n),
             // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
@@ -107,7 +116,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
     }
 
-    fn target_var(&mut self, n: Node<'t>) -> R<VarId> {
+    pub(super) fn target_var(&mut self, n: Node<'t>) -> R<VarId> {
         let key = self.text(n).to_ascii_lowercase();
         if self.loops.iter().any(|(x, _)| *x == key) {
             return Err(self.err(n, format!("the `do` variable `{}` is assigned inside its loop", self.text(n))));
@@ -212,7 +221,13 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// `var(subs) = rhs` as one Map over the section; through a temporary when the
     /// right-hand side reads other elements of `var` (it must see the old values).
-    fn section_assign(&mut self, var: VarId, subs: &[Sub], rhs: Node<'t>, mask: Option<(Node<'t>, bool)>) -> R<()> {
+    pub(super) fn section_assign(
+        &mut self,
+        var: VarId,
+        subs: &[Sub],
+        rhs: Node<'t>,
+        mask: Option<(Node<'t>, bool)>,
+    ) -> R<()> {
         let span = self.span;
         if self.map_depth > 0 {
             return Err(Diagnostic::error(span, "an array assignment inside a function applied element by element")

@@ -13,6 +13,7 @@
 
 use super::lower::{Lowerer, R};
 use super::value::*;
+use crate::irutil::has_unit_axis;
 use crate::sym::Lin;
 use adjc_ir::*;
 
@@ -50,16 +51,6 @@ fn view_of(arr: &Arr, f: &Function) -> Option<(VarId, View)> {
     }
     let axes: Option<Vec<usize>> = axes.into_iter().collect();
     Some((var, View { start, axes: axes?, extents: arr.shape.iter().map(crate::sym::canon).collect() }))
-}
-
-/// Whether a matrix view runs along its variable's contiguous axis.
-fn has_unit_axis(f: &Function, var: VarId, v: &View) -> bool {
-    let Type::Array { dims, layout, .. } = &f.var(var).ty else { return false };
-    let unit = match layout {
-        Layout::RowMajor => dims.len() - 1,
-        Layout::ColMajor => 0,
-    };
-    v.axes.contains(&unit)
 }
 
 /// `c * X` with a literal `c` and a view `X`: the factor and `X`.
