@@ -22,6 +22,7 @@
 #define ADJC_OK 0        /* success */
 #define ADJC_ERR_ALLOC 1 /* a work array or stack tape could not be allocated */
 #define ADJC_ERR_SHAPE 2 /* the sizes passed break a shape rule of the source (checked on entry) */
+#define ADJC_ERR_PLAN 3  /* sizes beyond those the memory plan was made for */
 #endif
 
 /*
@@ -53,6 +54,8 @@ typedef struct adjc_stats_t {
     int64_t stack_bytes;      /* values on stack tapes now */
     int64_t stack_peak;       /* most values on stack tapes at once */
     int64_t tape_peak;        /* most tape bytes (arrays + stacks) at once */
+    int64_t live_bytes;       /* bytes of every block adjc_malloc holds now */
+    int64_t peak_bytes;       /* most live_bytes at once since the last adjc_reset_peak */
 } adjc_stats_t;
 extern adjc_stats_t adjc_stats;
 #define ADJC_STATS_DEFINE adjc_stats_t adjc_stats;
@@ -70,6 +73,9 @@ static inline void adjc_stats_add_(int64_t *counter, int64_t bytes)
         if (tape > adjc_stats.tape_peak) {
             adjc_stats.tape_peak = tape;
         }
+        if (adjc_stats.live_bytes > adjc_stats.peak_bytes) {
+            adjc_stats.peak_bytes = adjc_stats.live_bytes;
+        }
     }
 }
 #define ADJC_STATS_ADD_(counter, bytes) adjc_stats_add_(&adjc_stats.counter, (int64_t)(bytes))
@@ -79,17 +85,98 @@ static inline void adjc_stats_add_(int64_t *counter, int64_t bytes)
 
 /* ---- memory ------------------------------------------------------------------------ */
 
+/*
+ * Every block of generated code (work arrays, tape arrays, stack tapes, snapshots) comes
+ * from adjc_malloc / adjc_realloc and goes back through adjc_free. A header in front of
+ * each block remembers its size, so that with -DADJC_STATS the runtime knows the bytes
+ * held at any moment (live_bytes) and their high-water mark: adjc_peak_bytes() is the
+ * most memory generated code held at once since the last adjc_reset_peak(), the figure
+ * a `--memory-limit` plan bounds. Without ADJC_STATS both return 0 and cost nothing.
+ */
+typedef union adjc_block_ {
+    size_t bytes;
+    max_align_t align; /* keeps the caller's part of the block suitably aligned */
+} adjc_block_;
+
+static inline void *adjc_malloc(size_t bytes)
+{
+    if (bytes > SIZE_MAX - sizeof(adjc_block_)) {
+        return NULL;
+    }
+    adjc_block_ *b = (adjc_block_ *)malloc(sizeof(adjc_block_) + bytes);
+    if (b == NULL) {
+        return NULL;
+    }
+    b->bytes = bytes;
+    ADJC_STATS_ADD_(live_bytes, bytes);
+    return b + 1;
+}
+
+/* Frees a block of adjc_malloc / adjc_realloc; NULL is ignored. */
+static inline void adjc_free(void *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    adjc_block_ *b = (adjc_block_ *)p - 1;
+    ADJC_STATS_ADD_(live_bytes, -(int64_t)b->bytes);
+    free(b);
+}
+
+/* realloc for blocks of adjc_malloc (NULL: a new block); on failure `p` stays valid. */
+static inline void *adjc_realloc(void *p, size_t bytes)
+{
+    if (p == NULL) {
+        return adjc_malloc(bytes);
+    }
+    if (bytes > SIZE_MAX - sizeof(adjc_block_)) {
+        return NULL;
+    }
+    adjc_block_ *old = (adjc_block_ *)p - 1;
+    int64_t growth = (int64_t)bytes - (int64_t)old->bytes;
+    adjc_block_ *b = (adjc_block_ *)realloc(old, sizeof(adjc_block_) + bytes);
+    if (b == NULL) {
+        return NULL;
+    }
+    b->bytes = bytes;
+    ADJC_STATS_ADD_(live_bytes, growth);
+    (void)growth;
+    return b + 1;
+}
+
+#ifdef ADJC_STATS
+static inline size_t adjc_peak_bytes(void)
+{
+    return (size_t)adjc_stats.peak_bytes;
+}
+
+/* Starts a new high-water mark from the memory held now. */
+static inline void adjc_reset_peak(void)
+{
+    adjc_stats.peak_bytes = adjc_stats.live_bytes;
+}
+#else
+static inline size_t adjc_peak_bytes(void)
+{
+    return 0;
+}
+
+static inline void adjc_reset_peak(void)
+{
+}
+#endif
+
 /* Non-positive counts (empty arrays) still get a valid pointer; a size that overflows
  * size_t fails like an exhausted heap (NULL). */
 static inline void *adjc_alloc_(int64_t count, size_t size)
 {
     if (count <= 0 || size == 0) {
-        return malloc(1);
+        return adjc_malloc(0);
     }
     if ((uint64_t)count > SIZE_MAX / size) {
         return NULL;
     }
-    return malloc((size_t)count * size);
+    return adjc_malloc((size_t)count * size);
 }
 
 static inline int64_t adjc_bytes_(int64_t count, size_t size)
@@ -97,7 +184,7 @@ static inline int64_t adjc_bytes_(int64_t count, size_t size)
     return count > 0 ? count * (int64_t)size : 0;
 }
 
-/* Allocates a work array of `count` elements of `size` bytes (free with free()). */
+/* Allocates a work array of `count` elements of `size` bytes (free with adjc_free()). */
 static inline void *adjc_alloc(int64_t count, size_t size)
 {
     void *p = adjc_alloc_(count, size);
@@ -197,7 +284,7 @@ static inline int adjc_tape_reserve(adjc_tape *t, size_t more)
         }
         cap *= 2;
     }
-    unsigned char *data = (unsigned char *)realloc(t->data, cap);
+    unsigned char *data = (unsigned char *)adjc_realloc(t->data, cap);
     if (data == NULL) {
         return ADJC_ERR_ALLOC;
     }
@@ -209,7 +296,7 @@ static inline int adjc_tape_reserve(adjc_tape *t, size_t more)
 static inline void adjc_tape_free(adjc_tape *t)
 {
     ADJC_STATS_ADD_(stack_bytes, -(int64_t)t->size);
-    free(t->data);
+    adjc_free(t->data);
     t->data = NULL;
     t->size = 0;
     t->capacity = 0;

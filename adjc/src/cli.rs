@@ -24,6 +24,36 @@ pub enum Command {
     /// Transpile, compile a timing driver with -O3 and time the forward function and the
     /// adjoint; report the adjoint's tape and work-array memory.
     Bench(BenchArgs),
+    /// Print the memory plan of the adjoint: every candidate (forwarded array, tape, time
+    /// loop) with its bytes, decision and recompute cost, the predicted peak and the solver.
+    Plan(PlanArgs),
+}
+
+/// How a memory plan decides between storing and recomputing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    /// Store every forwarded value (the default without --memory-limit).
+    StoreAll,
+    /// Recompute every forwarded array that can be recomputed.
+    RecomputeAll,
+    /// The ILP: least recomputation that keeps the peak under --memory-limit (the default
+    /// with a limit).
+    Ilp,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Format of the plan report.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub report_format: ReportFormat,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -76,14 +106,22 @@ pub struct TranspileArgs {
     /// forward function and its adjoint.
     #[arg(long)]
     pub fortran_interface: bool,
+    /// Values of the size and integer parameters, e.g. N=40,TSTEPS=4: the run of `check`
+    /// and `bench`, and the sizes a memory plan is made for.
+    #[arg(long, value_delimiter = ',', value_name = "NAME=VALUE")]
+    pub sizes: Vec<String>,
+    /// Most memory the adjoint may hold at once (bytes, or with a unit: 512KiB, 64MiB,
+    /// 2GB); plans the adjoint for --sizes.
+    #[arg(long, value_name = "BYTES")]
+    pub memory_limit: Option<String>,
+    /// How to plan memory (default: ilp with --memory-limit, else store-all).
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Values of the size and integer parameters, e.g. N=40,TSTEPS=4.
-    #[arg(long, value_delimiter = ',', value_name = "NAME=VALUE")]
-    pub sizes: Vec<String>,
     /// How to initialise an input: NAME=uniform(lo,hi) | normal | spd | diagdom | const(c)
     /// (repeatable; default uniform(-1,1)).
     #[arg(long = "init", value_name = "NAME=DIST")]

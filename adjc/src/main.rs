@@ -8,6 +8,9 @@
 //! * `adjc bench FILE --sizes N=40` times the forward function and the adjoint built with
 //!   `-O3 -march=native` and reports the adjoint's tape and work-array memory.
 //!
+//! * `adjc plan FILE --sizes N=40 --memory-limit 1MiB` prints the memory plan of the
+//!   adjoint (what is stored, what is recomputed, the predicted peak).
+//!
 //! Exit codes: 0 success, 1 a check failed (gradient, forward or build), 2 bad input
 //! (source, flags), 3 an I/O failure.
 
@@ -16,6 +19,7 @@ mod check;
 mod cli;
 mod fortran_sources;
 mod harness;
+mod memory;
 mod pipeline;
 mod templates;
 
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
         cli::Command::Transpile(t) => pipeline::run_transpile(t),
         cli::Command::Check(c) => check::run_check(c),
         cli::Command::Bench(b) => bench::run_bench(b),
+        cli::Command::Plan(p) => memory::run_plan(p),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -25,6 +25,8 @@ pub struct Transpiled {
     pub stem: String,
     /// Every source file read (Fortran: with the module files found for `use`).
     pub sources: Vec<PathBuf>,
+    /// The memory plan applied to the adjoint (`--memory-limit` / `--strategy`).
+    pub memory: Option<crate::memory::MemoryPlan>,
 }
 
 pub fn read_source(path: &Path) -> CliResult<(String, String)> {
@@ -94,7 +96,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // through `reverse`, in the adjoint.
     let parallel = adjc_autodiff::parallelize(&sequential);
     validate::validate(&parallel).map_err(|e| internal(&file, &source, e))?;
-    let ad_opts = AdOptions { wrt: args.wrt.clone(), of: args.of.clone() };
+    let ad_opts = AdOptions { wrt: args.wrt.clone(), of: args.of.clone(), ..AdOptions::default() };
     // Flag errors (an unknown --wrt name) have no span of their own: point at the function.
     let differentiate = |f: &adjc_ir::Function| {
         adjc_autodiff::reverse(f, &ad_opts)
@@ -110,6 +112,19 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             (sequential, a)
         }
     };
+    // The plan sees the adjoint as `reverse` laid it out, before the rewrites below.
+    let memory = crate::memory::plan_adjoint(args, &mut adjoint)?;
+    if let Some(m) = memory.as_ref().filter(|m| !m.plan.loops.is_empty()) {
+        // Checkpointed time loops change the adjoint itself: build it again around the
+        // chosen schedules, then apply the plan's recomputations to it.
+        let opts = AdOptions { checkpoints: m.checkpoints(), ..ad_opts.clone() };
+        let mut rebuilt = adjc_autodiff::reverse(&primal, &opts).map_err(in_source)?;
+        rebuilt.function.body = adjc_autodiff::plan::apply(&rebuilt.function, &m.recompute_ids())
+            .map_err(|msg| CliError::Usage(format!("cannot apply the plan: {msg}")))?;
+        // The plan's own note comes last (`memory::plan_adjoint`).
+        rebuilt.function.notes.extend(adjoint.function.notes.last().cloned());
+        adjoint = rebuilt;
+    }
     // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
     // without atomics (validated just below).
     adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
@@ -125,9 +140,10 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
         format!("source: {file}"),
         format!("command: {command_line}"),
     ];
-    let emit_opts = EmitOptions { stem: stem.clone(), header_comment };
+    let size_guards = memory.iter().map(|m| crate::memory::size_guard(&adjoint.function.name, m)).collect();
+    let emit_opts = EmitOptions { stem: stem.clone(), header_comment, size_guards };
     let files = adjc_emit::emit_c(&module, &[primal, &adjoint.function], &emit_opts).map_err(in_source)?;
-    Ok(Transpiled { module, adjoint, files, stem, sources })
+    Ok(Transpiled { module, adjoint, files, stem, sources, memory })
 }
 
 /// An invariant violated between stages is adjc's bug, never the user's: say so plainly.
@@ -185,7 +201,7 @@ pub fn write_fortran_interface(t: &Transpiled, dir: &Path, command_line: &str) -
         format!("source: {}", t.module.file),
         format!("command: {command_line}"),
     ];
-    let emit_opts = EmitOptions { stem: t.stem.clone(), header_comment };
+    let emit_opts = EmitOptions { stem: t.stem.clone(), header_comment, ..Default::default() };
     let text = adjc_emit::emit_fortran_interface(&[&t.module.functions[0], &t.adjoint.function], &emit_opts)
         .map_err(|diag| CliError::Source { file: t.module.file.clone(), source: t.module.source.clone(), diag })?;
     let path = dir.join(format!("{}_adjc.f90", t.stem));
@@ -208,6 +224,9 @@ pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
     }
     if args.report {
         print!("{}", tape_report(&t));
+        if let Some(m) = &t.memory {
+            print!("{}", crate::memory::report_text(&t.adjoint.function.name, m));
+        }
     }
     Ok(())
 }

@@ -57,6 +57,8 @@
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
 //! * `split` (with `own`): adjoint updates without atomics, as owned maps, reductions and
 //!   owner-ordered nests.
+//! * `plan`: memory plans under a limit (candidates, timeline, ILP) and their application
+//!   (local arrays allocated over their lifetime, temporaries recomputed in the reverse sweep).
 
 mod activity;
 mod affine;
@@ -71,6 +73,7 @@ mod nest;
 mod options;
 mod own;
 pub mod parallelize;
+pub mod plan;
 mod prep;
 mod recompute;
 mod report;
@@ -98,6 +101,43 @@ use util::VarSet;
 pub struct AdOptions {
     pub wrt: Option<Vec<String>>,
     pub of: Option<Vec<String>>,
+    /// Time loops to checkpoint instead of taping every iteration (empty: store-all).
+    pub checkpoints: std::collections::BTreeMap<LoopId, Checkpointing>,
+    /// Ids of the [`plan::Candidate`]s the reverse sweep recomputes instead of keeping
+    /// (empty: store-all, today's layout). Non-empty, the adjoint also allocates each local
+    /// array right before its first use and frees it after its last ([`plan::apply`]).
+    pub recompute: std::collections::BTreeSet<String>,
+}
+
+/// A sequential loop of the primal, identified by its index in pre-order among all
+/// `StmtKind::Loop` statements of the primal function body given to `reverse` (after parallelize).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LoopId(pub usize);
+
+/// How the reverse sweep gets the states of a checkpointed loop back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Checkpointing {
+    /// Snapshot the loop state every `every` iterations; the reverse sweep restores a snapshot,
+    /// re-runs that segment forward with a segment-sized tape, then reverses it.
+    Periodic { every: u64 },
+    /// Revolve-optimal binomial schedule holding at most `snapshots` snapshots at once.
+    Binomial { snapshots: u64 },
+}
+
+/// A loop the planner may checkpoint (listed for every such loop, checkpointed or not).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointableLoop {
+    pub id: LoopId,
+    pub span: adjc_ir::Span,
+    pub var: adjc_ir::VarId,
+    /// Trip count, an integer expression of the parameters (vars of `Adjoint::function`).
+    pub trips: adjc_ir::Expr,
+    /// Bytes of one snapshot of the loop state.
+    pub state_bytes: adjc_ir::Expr,
+    /// Bytes the store-all tapes of this loop use per iteration.
+    pub step_tape_bytes: adjc_ir::Expr,
+    /// Floating-point operations of one forward iteration (the cost of recomputing it).
+    pub step_flops: adjc_ir::Expr,
 }
 
 /// The adjoint function and the variables it differentiates. `function.vars` starts with
@@ -114,6 +154,8 @@ pub struct Adjoint {
     pub tapes: Vec<TapeInfo>,
     /// Values recomputed by the reverse sweep instead of taped.
     pub recomputed: Vec<Recomputed>,
+    /// Every loop the memory planner may checkpoint.
+    pub checkpointable: Vec<CheckpointableLoop>,
 }
 
 /// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
@@ -167,5 +209,15 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         function.notes.push(report::memory_note(&function, t));
     }
     let keep = |vs: &[VarId]| vs.iter().copied().filter(|v| active.contains(v)).collect();
-    Ok(Adjoint { wrt: keep(&wrt), of: keep(&of), function, tapes: ad.tapes, recomputed: ad.recomputed })
+    if !opts.recompute.is_empty() {
+        function.body = plan::apply(&function, &opts.recompute).map_err(|m| Diagnostic::error(primal.span, m))?;
+    }
+    Ok(Adjoint {
+        wrt: keep(&wrt),
+        of: keep(&of),
+        function,
+        tapes: ad.tapes,
+        recomputed: ad.recomputed,
+        checkpointable: Vec::new(),
+    })
 }

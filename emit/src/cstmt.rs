@@ -7,8 +7,9 @@ use crate::layout::{self, Access};
 use crate::omp::{self, MapKey, Plan, Sync};
 use adjc_ir::{
     written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
-    StmtKind, UnOp,
+    StmtKind, UnOp, VarId, VarRole,
 };
+use std::collections::BTreeSet;
 
 /// Quotes source lines in comments.
 pub(crate) struct Quote<'a> {
@@ -60,11 +61,47 @@ pub(crate) struct Emitter<'a> {
     parallel: Option<MapKey>,
     /// Whether some statement jumps to the `out_of_memory` label.
     pub uses_goto: bool,
+    /// Arrays allocated where their `Alloc` stands (a memory plan), not at the top.
+    placed: &'a BTreeSet<VarId>,
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(cx: &'a FnCtx<'a>, plan: &'a Plan, quote: &'a Quote<'a>) -> Emitter<'a> {
-        Emitter { cx, plan, quote, out: Vec::new(), depth: 1, chain: Vec::new(), parallel: None, uses_goto: false }
+    pub fn new(cx: &'a FnCtx<'a>, plan: &'a Plan, quote: &'a Quote<'a>, placed: &'a BTreeSet<VarId>) -> Emitter<'a> {
+        Emitter {
+            cx,
+            plan,
+            quote,
+            out: Vec::new(),
+            depth: 1,
+            chain: Vec::new(),
+            parallel: None,
+            uses_goto: false,
+            placed,
+        }
+    }
+
+    /// The allocation or free of an array a memory plan places inside a sweep.
+    fn placed_alloc(&mut self, s: &Stmt) {
+        match s.kind {
+            StmtKind::Alloc(v) | StmtKind::Free(v) if !self.placed.contains(&v) => {}
+            StmtKind::Alloc(v) => {
+                let f = self.cx.f;
+                let ty = c_type(f.var(v).ty.elem());
+                let count = f.var(v).ty.dims().iter().fold(Expr::int(1), |acc, d| acc.mul(d.extent.clone()));
+                let count = crate::cexpr::expr(self.cx, &count);
+                let alloc = if f.var(v).role == VarRole::Tape { "adjc_alloc_tape" } else { "adjc_alloc" };
+                let name = self.cx.name(v);
+                self.line(format!("{name} = ({ty} *){alloc}({count}, sizeof({ty}));"));
+                self.line(format!("if ({name} == NULL) goto out_of_memory;"));
+                self.uses_goto = true;
+            }
+            StmtKind::Free(v) => {
+                let name = self.cx.name(v);
+                self.line(format!("adjc_free({name});"));
+                self.line(format!("{name} = NULL;"));
+            }
+            _ => {}
+        }
     }
 
     fn line(&mut self, text: impl AsRef<str>) {
@@ -98,9 +135,12 @@ impl<'a> Emitter<'a> {
     pub fn block(&mut self, block: &[Stmt], mut last: u32, spaced: bool) -> Result<(), Diagnostic> {
         let mut first = true;
         for s in block {
-            if matches!(s.kind, StmtKind::Alloc(_) | StmtKind::Free(_)) {
-                // Hoisted: allocated at the top of the function, freed at the end.
-                continue;
+            if let StmtKind::Alloc(v) | StmtKind::Free(v) = s.kind {
+                // Hoisted (allocated at the top of the function, freed at the end) unless a
+                // memory plan placed it.
+                if !self.placed.contains(&v) {
+                    continue;
+                }
             }
             if let StmtKind::Section { title, body } = &s.kind {
                 if !first {
@@ -142,7 +182,7 @@ impl<'a> Emitter<'a> {
             StmtKind::Loop(l) => self.for_loop(l, line)?,
             StmtKind::Map(m) => self.map(m, line)?,
             StmtKind::If { cond, then_body, else_body } => self.if_stmt(cond, then_body, else_body, line)?,
-            StmtKind::Alloc(_) | StmtKind::Free(_) => {}
+            StmtKind::Alloc(_) | StmtKind::Free(_) => self.placed_alloc(s),
             StmtKind::Call(c) => {
                 let out = self.place(&Place::scalar(c.out));
                 let text = crate::blas::call(self.cx, c, s.span, &out)?;

@@ -12,6 +12,8 @@ use adjc_ir::{Expr, ExprKind, Function, Intent, Layout, Type, VarRole};
 pub(crate) struct Failure {
     pub allocates: bool,
     pub stack: bool,
+    /// Made for a memory plan: sizes beyond it are refused.
+    pub plan: bool,
 }
 
 /// The comment lines (each starting with ` *`) documenting function `f` named `cname`.
@@ -72,13 +74,21 @@ pub(crate) fn function_doc(
             comment_text(&a.what)
         ));
     }
-    if fail.allocates {
+    if fail.allocates && !fail.plan {
         out.push(" * Returns ADJC_ERR_ALLOC when a work array cannot be allocated; nothing has".into());
         out.push(" * been written then.".into());
+    } else if fail.allocates {
+        // A memory plan allocates arrays where they are first used.
+        out.push(" * Returns ADJC_ERR_ALLOC when a work array cannot be allocated; outputs may".into());
+        out.push(" * then be partially updated.".into());
     }
     if fail.stack {
         out.push(" * Returns ADJC_ERR_ALLOC when a stack tape cannot grow; outputs may then be".into());
         out.push(" * partially updated.".into());
+    }
+    if fail.plan {
+        out.push(" * Returns ADJC_ERR_PLAN when a size exceeds the sizes its memory plan was made".into());
+        out.push(" * for; nothing has been written then.".into());
     }
     out
 }

@@ -34,7 +34,12 @@ pub(crate) struct Part {
 /// Widest signature line before parameters wrap onto continuation lines.
 const LINE_WIDTH: usize = 100;
 
-pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, Diagnostic> {
+pub(crate) fn build(
+    quote: &Quote,
+    f: &Function,
+    cname: &str,
+    guard: Option<&crate::SizeGuard>,
+) -> Result<FnView, Diagnostic> {
     validate(f).map_err(|e| {
         Diagnostic::error(e.span, format!("internal error: invalid IR in `{}`: {}", e.function, e.message))
             .with_help("this is a bug in the stage that produced the function")
@@ -45,7 +50,8 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
     check_stacks(f, &stacks)?;
     let plan = omp::analyse(f, &stacks);
 
-    let mut em = Emitter::new(&cx, &plan, quote);
+    let placed = placed_arrays(f);
+    let mut em = Emitter::new(&cx, &plan, quote, &placed);
     let mut parts = Vec::new();
     let body: &[Stmt] = &f.body;
     let mut i = 0;
@@ -98,7 +104,12 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
     for v in &tapes {
         decls.push(format!("    adjc_tape {} = ADJC_TAPE_INIT;", cx.name(*v)));
     }
-    let arrays: Vec<VarId> = touched.iter().copied().filter(|v| f.var(*v).ty.is_array() && !f.is_param(*v)).collect();
+    let all_arrays: Vec<VarId> =
+        touched.iter().copied().filter(|v| f.var(*v).ty.is_array() && !f.is_param(*v)).collect();
+    let arrays: Vec<VarId> = all_arrays.iter().copied().filter(|v| !placed.contains(v)).collect();
+    for v in all_arrays.iter().filter(|v| placed.contains(v)) {
+        decls.push(format!("    {} *{} = NULL;", c_type(f.var(*v).ty.elem()), cx.name(*v)));
+    }
     let mut allocs = Vec::new();
     if !arrays.is_empty() {
         allocs.push("    /* work arrays: allocated before anything is written, freed before returning */".into());
@@ -115,7 +126,7 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
         allocs.push(format!("    if ({}) {{", test.join(" || ")));
         if arrays.len() > 1 {
             for v in arrays.iter().rev() {
-                allocs.push(format!("        free({});", cx.name(*v)));
+                allocs.push(format!("        adjc_free({});", cx.name(*v)));
             }
         }
         allocs.push("        return ADJC_ERR_ALLOC;".into());
@@ -134,6 +145,28 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
     let mut prologue: Vec<String> =
         f.params.iter().filter(|p| !cx.is_used(p.var)).map(|p| format!("    (void){};", names.get(p.var))).collect();
     prologue.extend(checks);
+    if let Some(g) = guard {
+        let tests: Vec<String> = g
+            .max
+            .iter()
+            .filter_map(|(name, max)| {
+                let p = f.params.iter().find(|p| &f.var(p.var).name == name)?;
+                let deref = if f.var(p.var).ty.is_array() || p.intent != Intent::In { "*" } else { "" };
+                Some(format!("{deref}{} > {max}", cx.name(p.var)))
+            })
+            .collect();
+        if !tests.is_empty() {
+            let sizes: Vec<String> = g.max.iter().map(|(n, v)| format!("{n} <= {v}")).collect();
+            prologue.push(format!(
+                "    /* memory plan made for {} ({}): larger sizes could exceed the memory limit */",
+                sizes.join(", "),
+                comment_text(&g.plan)
+            ));
+            prologue.push(format!("    if ({}) {{", tests.join(" || ")));
+            prologue.push("        return ADJC_ERR_PLAN;".into());
+            prologue.push("    }".into());
+        }
+    }
     prologue.extend(decls);
     prologue.extend(allocs);
     if prologue.is_empty() {
@@ -146,8 +179,9 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
     for v in &tapes {
         cleanup.push(format!("    adjc_tape_free(&{});", names.get(*v)));
     }
-    for v in arrays.iter().rev() {
-        cleanup.push(format!("    free({});", names.get(*v)));
+    // Arrays a memory plan placed are NULL whenever they are not allocated.
+    for v in all_arrays.iter().rev() {
+        cleanup.push(format!("    adjc_free({});", names.get(*v)));
     }
     let mut epilogue = Vec::new();
     if !parts.is_empty() || !prologue.is_empty() {
@@ -176,7 +210,7 @@ pub(crate) fn build(quote: &Quote, f: &Function, cname: &str) -> Result<FnView, 
             })
             .collect();
     let signature = wrap_signature(cname, &decls);
-    let fail = Failure { allocates: !arrays.is_empty(), stack: !tapes.is_empty() };
+    let fail = Failure { allocates: !all_arrays.is_empty(), stack: !tapes.is_empty(), plan: guard.is_some() };
     let doc = doc::function_doc(f, &names, cname, &param_types, &fail);
     let mut mentioned: BTreeSet<VarId> = cx.used();
     mentioned.extend(f.params.iter().map(|p| p.var));
@@ -245,4 +279,20 @@ fn check_stacks(f: &Function, stacks: &BTreeSet<VarId>) -> Result<(), Diagnostic
         )),
         None => Ok(()),
     }
+}
+
+/// Arrays whose `Alloc` sits inside a section: a memory plan allocates them where they are
+/// first used and frees them after their last use.
+fn placed_arrays(f: &Function) -> BTreeSet<VarId> {
+    let mut out = BTreeSet::new();
+    for s in &f.body {
+        if let StmtKind::Section { body, .. } = &s.kind {
+            walk_stmts(body, &mut |t: &Stmt| {
+                if let StmtKind::Alloc(v) = t.kind {
+                    out.insert(v);
+                }
+            });
+        }
+    }
+    out
 }

@@ -44,6 +44,21 @@ pub struct EmitOptions {
     pub stem: String,
     /// First lines of both files (adjc version, source, command line).
     pub header_comment: Vec<String>,
+    /// Functions made for a memory plan: they return `ADJC_ERR_PLAN` when called with
+    /// sizes beyond those the plan was made for.
+    pub size_guards: Vec<SizeGuard>,
+}
+
+/// The sizes a memory plan was made for: memory grows with every size, so the plan's peak
+/// holds for any call whose sizes are at most these.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SizeGuard {
+    /// The IR name of the guarded function.
+    pub function: String,
+    /// Integer parameters and their planned values.
+    pub max: Vec<(String, i64)>,
+    /// What the plan promises (`peak 12 KiB under a limit of 16 KiB`), for the comment.
+    pub plan: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,7 +82,8 @@ pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> R
         if let Some(why) = why {
             renames.push(names::Rename { from: f.name.clone(), to: cname.clone(), why }.describe());
         }
-        let view = function::build(&quote, f, &cname)?;
+        let guard = opts.size_guards.iter().find(|g| g.function == f.name);
+        let view = function::build(&quote, f, &cname, guard)?;
         for r in &view.renames {
             let text = r.describe();
             if !renames.contains(&text) {

@@ -59,7 +59,11 @@
 //! 5. A `Map` body does not read a location that another iteration of the same map
 //!    writes (the frontend introduces a temporary when NumPy semantics require the old
 //!    values, as in `A[1:] = A[:-1]`). Accumulations marked `shared` are exempt.
-//! 6. Local arrays are `Alloc`ated before use; shapes only depend on parameters.
+//! 6. Local arrays are `Alloc`ated before use; shapes only depend on parameters. The C
+//!    backend hoists an `Alloc` / `Free` at the top level of a function body (allocated on
+//!    entry, freed on return) and runs one inside a [`StmtKind::Section`] where it stands
+//!    (memory plans give arrays their lifetimes this way; an array may then be allocated
+//!    and freed more than once).
 //! 7. Both sides of every [`Assumption`] are `i64` expressions over parameters.
 //!
 //! ## Who produces and consumes what

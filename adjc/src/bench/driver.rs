@@ -25,6 +25,8 @@ pub struct Memory {
     pub tape_array_bytes: u64,
     pub stack_peak_bytes: u64,
     pub tape_peak_bytes: u64,
+    /// Most bytes the generated code held at once (every allocation, `adjc_peak_bytes`).
+    pub peak_bytes: u64,
 }
 
 /// What the two drivers printed.
@@ -88,7 +90,7 @@ fn parse(stats: &str, timing: &str) -> CliResult<Measured> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let ["stats", which, rest @ ..] = words.as_slice() else { return Err(bad(line)) };
         let n: Vec<u64> = rest.iter().map(|w| w.parse::<u64>()).collect::<Result<_, _>>().map_err(|_| bad(line))?;
-        let [work_bytes, tape_array_bytes, stack_peak_bytes, tape_peak_bytes] = n.as_slice() else {
+        let [work_bytes, tape_array_bytes, stack_peak_bytes, tape_peak_bytes, peak_bytes] = n.as_slice() else {
             return Err(bad(line));
         };
         let mem = Memory {
@@ -96,6 +98,7 @@ fn parse(stats: &str, timing: &str) -> CliResult<Measured> {
             tape_array_bytes: *tape_array_bytes,
             stack_peak_bytes: *stack_peak_bytes,
             tape_peak_bytes: *tape_peak_bytes,
+            peak_bytes: *peak_bytes,
         };
         match *which {
             "forward" => (m.forward_mem, seen.0) = (mem, true),
@@ -124,7 +127,7 @@ mod tests {
     #[test]
     fn parses_both_drivers() {
         let m = parse(
-            "stats forward 16 0 0 0\nstats adjoint 32 800 24 824\n",
+            "stats forward 16 0 0 0 16\nstats adjoint 32 800 24 824 4952\n",
             "forward 1.5e-3\nforward 1.0e-3\nadjoint 4e-3\nnonfinite 2\n",
         )
         .unwrap();
@@ -134,14 +137,20 @@ mod tests {
         assert_eq!(m.forward_mem.work_bytes, 16);
         assert_eq!(
             m.adjoint_mem,
-            Memory { work_bytes: 32, tape_array_bytes: 800, stack_peak_bytes: 24, tape_peak_bytes: 824 }
+            Memory {
+                work_bytes: 32,
+                tape_array_bytes: 800,
+                stack_peak_bytes: 24,
+                tape_peak_bytes: 824,
+                peak_bytes: 4952
+            }
         );
     }
 
     #[test]
     fn rejects_garbage_and_missing_lines() {
-        assert!(parse("stats adjoint 1 2 3\n", "forward 1\nadjoint 1\n").is_err());
-        assert!(parse("stats forward 0 0 0 0\nstats adjoint 0 0 0 0\n", "forward x\n").is_err());
-        assert!(parse("stats forward 0 0 0 0\nstats adjoint 0 0 0 0\n", "forward 1\n").is_err());
+        assert!(parse("stats adjoint 1 2 3 4\n", "forward 1\nadjoint 1\n").is_err());
+        assert!(parse("stats forward 0 0 0 0 0\nstats adjoint 0 0 0 0 0\n", "forward x\n").is_err());
+        assert!(parse("stats forward 0 0 0 0 0\nstats adjoint 0 0 0 0 0\n", "forward 1\n").is_err());
     }
 }

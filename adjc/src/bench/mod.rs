@@ -35,7 +35,7 @@ pub fn run_bench(args: &BenchArgs) -> CliResult<()> {
         return Err(CliError::Usage("--threads needs --openmp".into()));
     }
     let t = pipeline::transpile(&args.transpile, &pipeline::command_line())?;
-    let plan = harness::plan(&t, &args.values)?;
+    let plan = harness::plan(&t, &args.transpile.sizes, &args.values)?;
     let (dir, _guard) = build::build_dir(args.keep.as_deref())?;
     pipeline::write_files(&t, &dir)?;
     build::write_f64s(&dir.join("inputs.bin"), &plan.data)?;
@@ -80,6 +80,10 @@ fn report(fname: &str, plan: &Plan, args: &BenchArgs, m: &Measured) -> String {
     out.push_str(&format!(
         "  work bytes          {}  (adjoint work arrays; the forward's {})\n",
         a.work_bytes, m.forward_mem.work_bytes
+    ));
+    out.push_str(&format!(
+        "  peak bytes          {}  (most memory the adjoint held at once, every allocation counted)\n",
+        a.peak_bytes
     ));
     if m.nonfinite > 0 {
         out.push_str(&format!(

@@ -12,8 +12,9 @@ use crate::pipeline::Transpiled;
 
 const TEMPLATE: &str = include_str!("../../../templates/check_driver.c.j2");
 
-/// The project's strict flags: the generated code must build warning-free.
-const CFLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2"];
+/// The project's strict flags: the generated code must build warning-free. ADJC_STATS
+/// turns on the runtime's memory counters, for the adjoint's measured peak.
+const CFLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-DADJC_STATS"];
 
 pub struct Gradient {
     pub name: String,
@@ -26,6 +27,8 @@ pub struct Report {
     pub gradients: Vec<Gradient>,
     /// Max relative difference between the outputs left by the adjoint and the forward's.
     pub primal_after_adjoint: f64,
+    /// Most bytes the adjoint's generated code held at once (`adjc_peak_bytes`).
+    pub peak_bytes: u64,
 }
 
 fn render(t: &Transpiled, plan: &Plan, step: f64) -> CliResult<String> {
@@ -57,6 +60,7 @@ pub fn build_and_run(t: &Transpiled, plan: &Plan, dir: &Path, args: &CheckArgs, 
         build::run(Command::new(&exe).current_dir(dir).args(["inputs.bin", "forward.bin"]), "the check driver")?;
     let mut gradients = Vec::new();
     let mut primal = f64::INFINITY;
+    let mut peak_bytes = 0;
     for line in stdout.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
@@ -66,10 +70,11 @@ pub fn build_and_run(t: &Transpiled, plan: &Plan, dir: &Path, args: &CheckArgs, 
                 gradients.push(Gradient { name: name.to_string(), fd, ad, rel_err: rel_err(fd, ad) });
             }
             ["primal", v] => primal = v.parse().unwrap_or(f64::INFINITY),
+            ["peak", v] => peak_bytes = v.parse().unwrap_or(0),
             _ => {}
         }
     }
-    Ok(Report { gradients, primal_after_adjoint: primal })
+    Ok(Report { gradients, primal_after_adjoint: primal, peak_bytes })
 }
 
 /// |a − b| relative to the larger magnitude; two (near) zeros agree.

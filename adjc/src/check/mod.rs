@@ -24,7 +24,7 @@ use crate::pipeline;
 
 pub fn run_check(args: &CheckArgs) -> CliResult<()> {
     let t = pipeline::transpile(&args.transpile, &pipeline::command_line())?;
-    let plan = harness::plan(&t, &args.values)?;
+    let plan = harness::plan(&t, &args.transpile.sizes, &args.values)?;
     let (dir, _guard) = build::build_dir(args.keep.as_deref())?;
     pipeline::write_files(&t, &dir)?;
     build::write_f64s(&dir.join("inputs.bin"), &plan.data)?;
@@ -64,6 +64,10 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
         primal.name,
         report.primal_after_adjoint,
         if primal_ok { "ok" } else { "FAILED" }
+    );
+    println!(
+        "  adjoint peak memory: {} bytes (runtime count of every allocation of the generated code)",
+        report.peak_bytes
     );
     if !primal_ok {
         failures.push("the adjoint leaves different primal outputs than the forward function".into());

@@ -62,7 +62,7 @@ pub struct Plan {
     pub sizes_text: String,
 }
 
-fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
+pub fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
     let mut out = BTreeMap::new();
     for s in specs.iter().filter(|s| !s.trim().is_empty()) {
         let (k, v) = s
@@ -77,9 +77,9 @@ fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
     Ok(out)
 }
 
-pub fn plan(t: &Transpiled, args: &InputArgs) -> CliResult<Plan> {
+pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Plan> {
     let f: &Function = &t.module.functions[0];
-    let sizes = parse_sizes(&args.sizes)?;
+    let sizes = parse_sizes(sizes)?;
     let mut inits: BTreeMap<String, Dist> = BTreeMap::new();
     for spec in &args.inits {
         let (name, dist) = data::parse_init(spec)?;

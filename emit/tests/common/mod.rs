@@ -155,6 +155,7 @@ pub fn emit(m: &Module, stem: &str) -> CFiles {
             format!("source: {}", m.file),
             format!("command: adjc transpile {}", m.file),
         ],
+        ..Default::default()
     };
     match emit_c(m, &fs, &opts) {
         Ok(files) => files,
