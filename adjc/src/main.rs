@@ -13,6 +13,7 @@
 
 mod bench;
 mod check;
+mod checkpoint_flag;
 mod cli;
 mod harness;
 mod pipeline;

@@ -79,9 +79,14 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // through `reverse`, in the adjoint.
     let parallel = adjc_autodiff::parallelize(&sequential);
     validate::validate(&parallel).map_err(|e| internal(&file, &source, e))?;
-    let ad_opts = AdOptions { wrt: args.wrt.clone(), of: args.of.clone() };
+    let specs = crate::checkpoint_flag::parse(&args.checkpoints).map_err(CliError::Usage)?;
     // Flag errors (an unknown --wrt name) have no span of their own: point at the function.
     let differentiate = |f: &adjc_ir::Function| {
+        let ad_opts = AdOptions {
+            wrt: args.wrt.clone(),
+            of: args.of.clone(),
+            checkpoints: crate::checkpoint_flag::resolve(f, &specs)?,
+        };
         adjc_autodiff::reverse(f, &ad_opts)
             .map_err(|d| if d.span.is_none() { Diagnostic { span: f.span, ..d } } else { d })
     };

@@ -52,12 +52,16 @@
 //! * `tape`: save sites and region tapes; `nest`: tape slots from loop trip counts;
 //!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
-//! * `signature`: adjoint parameters and their documentation; `assemble`: layout.
+//! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
+//! * `checkpoint`: checkpointed time loops (periodic and binomial snapshots instead of
+//!   per-iteration tapes, [`AdOptions::checkpoints`]) and what a planner needs to choose
+//!   them ([`Adjoint::checkpointable`]).
 
 mod activity;
 mod affine;
 mod assemble;
 mod blas;
+mod checkpoint;
 mod deriv;
 mod map;
 mod minmax;
@@ -76,6 +80,7 @@ pub mod split;
 mod tape;
 mod util;
 
+pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
@@ -90,6 +95,9 @@ use util::VarSet;
 pub struct AdOptions {
     pub wrt: Option<Vec<String>>,
     pub of: Option<Vec<String>>,
+    /// Loops whose states the reverse sweep gets back from snapshots instead of tapes
+    /// (empty: store-all). See [`Checkpointing`].
+    pub checkpoints: std::collections::BTreeMap<LoopId, Checkpointing>,
 }
 
 /// The adjoint function and the variables it differentiates. `function.vars` starts with
@@ -106,6 +114,9 @@ pub struct Adjoint {
     pub tapes: Vec<TapeInfo>,
     /// Values recomputed by the reverse sweep instead of taped.
     pub recomputed: Vec<Recomputed>,
+    /// Every top-level sequential loop that could be checkpointed, with its trip count,
+    /// state size, per-iteration tape size and cost (checkpointed or not).
+    pub checkpointable: Vec<CheckpointableLoop>,
 }
 
 /// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
@@ -119,10 +130,21 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let active = activity::analyse(primal, &prep.body, &wrt, &of);
     let sig = signature::build(primal, &active, &of);
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
+    ad.checkpoints = opts.checkpoints.clone();
     let (fwd, rev) = ad.rev_block(&prep.body, Env::Top, &mut VarSet::new()).map_err(|e| match e {
         Fail::Diag(d) => d,
         Fail::Seq => Diagnostic::error(primal.span, "internal error: a map could not be reversed"),
     })?;
+    if let Some(id) = opts.checkpoints.keys().find(|id| !ad.checkpointed.contains(id)) {
+        let d = match ad.loop_addrs.len() {
+            n if id.0 >= n => format!("there is no loop {} to checkpoint: the function has {n} loops", id.0),
+            _ => format!(
+                "loop {} cannot be checkpointed: it is part of a parallel map (only sequential loops can be)",
+                id.0
+            ),
+        };
+        return Err(Diagnostic::error(primal.span, d));
+    }
     let body = assemble::assemble(
         &mut ad,
         assemble::Parts {
@@ -159,5 +181,12 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         function.notes.push(report::memory_note(&function, t));
     }
     let keep = |vs: &[VarId]| vs.iter().copied().filter(|v| active.contains(v)).collect();
-    Ok(Adjoint { wrt: keep(&wrt), of: keep(&of), function, tapes: ad.tapes, recomputed: ad.recomputed })
+    Ok(Adjoint {
+        wrt: keep(&wrt),
+        of: keep(&of),
+        function,
+        tapes: ad.tapes,
+        recomputed: ad.recomputed,
+        checkpointable: ad.checkpointable,
+    })
 }

@@ -344,6 +344,7 @@ fn random_kernels_pass_the_dot_product_test() {
         let opts = adjc_autodiff::AdOptions {
             wrt: subset(&mut rng, &["alpha", "A", "B", "C"]),
             of: subset(&mut rng, &["B", "C", "ret"]),
+            ..Default::default()
         };
         let res = std::panic::catch_unwind(|| {
             check_with(&f, &opts, &[("N", Value::Int(6))], 0.5, 1.5);

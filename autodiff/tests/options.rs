@@ -11,7 +11,7 @@ use common::kernels as k;
 
 fn opts(wrt: Option<&[&str]>, of: Option<&[&str]>) -> AdOptions {
     let own = |x: Option<&[&str]>| x.map(|v| v.iter().map(|s| s.to_string()).collect());
-    AdOptions { wrt: own(wrt), of: own(of) }
+    AdOptions { wrt: own(wrt), of: own(of), ..Default::default() }
 }
 
 fn sig(f: &adjc_ir::Function) -> Vec<String> {
