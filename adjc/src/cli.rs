@@ -102,6 +102,12 @@ pub struct TranspileArgs {
     /// tape takes as a formula of the sizes.
     #[arg(long)]
     pub report: bool,
+    /// Checkpoint a time loop instead of taping all its iterations (repeatable):
+    /// `LOOP=every:K` snapshots its state every K iterations, `LOOP=binomial:C` follows
+    /// Revolve's schedule with at most C snapshots. LOOP is the source line of the `for`
+    /// (e.g. `8`) or a loop id `L<k>` (the k-th loop, pre-order, as `--report` lists them).
+    #[arg(long = "checkpoint", value_name = "LOOP=every:K|binomial:C")]
+    pub checkpoints: Vec<String>,
     /// Also write `<stem>_adjc.f90`, a Fortran module with `bind(C)` interfaces to the
     /// forward function and its adjoint.
     #[arg(long)]

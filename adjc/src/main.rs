@@ -16,6 +16,7 @@
 
 mod bench;
 mod check;
+mod checkpoint_flag;
 mod cli;
 mod fortran_sources;
 mod harness;

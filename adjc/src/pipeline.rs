@@ -96,9 +96,19 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // through `reverse`, in the adjoint.
     let parallel = adjc_autodiff::parallelize(&sequential);
     validate::validate(&parallel).map_err(|e| internal(&file, &source, e))?;
-    let ad_opts = AdOptions { wrt: args.wrt.clone(), of: args.of.clone(), ..AdOptions::default() };
+    let specs = crate::checkpoint_flag::parse(&args.checkpoints).map_err(CliError::Usage)?;
     // Flag errors (an unknown --wrt name) have no span of their own: point at the function.
+    // `--checkpoint` names loops by source line, resolved against the function differentiated.
+    let ad_opts_for = |f: &adjc_ir::Function| -> Result<AdOptions, Diagnostic> {
+        Ok(AdOptions {
+            wrt: args.wrt.clone(),
+            of: args.of.clone(),
+            checkpoints: crate::checkpoint_flag::resolve(f, &specs)?,
+            ..AdOptions::default()
+        })
+    };
     let differentiate = |f: &adjc_ir::Function| {
+        let ad_opts = ad_opts_for(f)?;
         adjc_autodiff::reverse(f, &ad_opts)
             .map_err(|d| if d.span.is_none() { Diagnostic { span: f.span, ..d } } else { d })
     };
@@ -117,7 +127,8 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     if let Some(m) = memory.as_ref().filter(|m| !m.plan.loops.is_empty()) {
         // Checkpointed time loops change the adjoint itself: build it again around the
         // chosen schedules, then apply the plan's recomputations to it.
-        let opts = AdOptions { checkpoints: m.checkpoints(), ..ad_opts.clone() };
+        let mut opts = ad_opts_for(&primal).map_err(in_source)?;
+        opts.checkpoints.extend(m.checkpoints());
         let mut rebuilt = adjc_autodiff::reverse(&primal, &opts).map_err(in_source)?;
         rebuilt.function.body = adjc_autodiff::plan::apply(&rebuilt.function, &m.recompute_ids())
             .map_err(|msg| CliError::Usage(format!("cannot apply the plan: {msg}")))?;

@@ -59,12 +59,16 @@
 //!   owner-ordered nests.
 //! * `plan`: memory plans under a limit (candidates, timeline, ILP) and their application
 //!   (local arrays allocated over their lifetime, temporaries recomputed in the reverse sweep).
+//! * `checkpoint`: checkpointed time loops (periodic and binomial snapshots instead of
+//!   per-iteration tapes, [`AdOptions::checkpoints`]) and what a planner needs to choose
+//!   them ([`Adjoint::checkpointable`]).
 
 mod activity;
 mod affine;
 mod assemble;
 mod batchnorm;
 mod blas;
+mod checkpoint;
 mod deriv;
 mod expert;
 mod map;
@@ -87,6 +91,7 @@ pub mod split;
 mod tape;
 mod util;
 
+pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
@@ -101,43 +106,13 @@ use util::VarSet;
 pub struct AdOptions {
     pub wrt: Option<Vec<String>>,
     pub of: Option<Vec<String>>,
-    /// Time loops to checkpoint instead of taping every iteration (empty: store-all).
+    /// Loops whose states the reverse sweep gets back from snapshots instead of tapes
+    /// (empty: store-all). See [`Checkpointing`].
     pub checkpoints: std::collections::BTreeMap<LoopId, Checkpointing>,
     /// Ids of the [`plan::Candidate`]s the reverse sweep recomputes instead of keeping
     /// (empty: store-all, today's layout). Non-empty, the adjoint also allocates each local
     /// array right before its first use and frees it after its last ([`plan::apply`]).
     pub recompute: std::collections::BTreeSet<String>,
-}
-
-/// A sequential loop of the primal, identified by its index in pre-order among all
-/// `StmtKind::Loop` statements of the primal function body given to `reverse` (after parallelize).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LoopId(pub usize);
-
-/// How the reverse sweep gets the states of a checkpointed loop back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Checkpointing {
-    /// Snapshot the loop state every `every` iterations; the reverse sweep restores a snapshot,
-    /// re-runs that segment forward with a segment-sized tape, then reverses it.
-    Periodic { every: u64 },
-    /// Revolve-optimal binomial schedule holding at most `snapshots` snapshots at once.
-    Binomial { snapshots: u64 },
-}
-
-/// A loop the planner may checkpoint (listed for every such loop, checkpointed or not).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CheckpointableLoop {
-    pub id: LoopId,
-    pub span: adjc_ir::Span,
-    pub var: adjc_ir::VarId,
-    /// Trip count, an integer expression of the parameters (vars of `Adjoint::function`).
-    pub trips: adjc_ir::Expr,
-    /// Bytes of one snapshot of the loop state.
-    pub state_bytes: adjc_ir::Expr,
-    /// Bytes the store-all tapes of this loop use per iteration.
-    pub step_tape_bytes: adjc_ir::Expr,
-    /// Floating-point operations of one forward iteration (the cost of recomputing it).
-    pub step_flops: adjc_ir::Expr,
 }
 
 /// The adjoint function and the variables it differentiates. `function.vars` starts with
@@ -154,7 +129,8 @@ pub struct Adjoint {
     pub tapes: Vec<TapeInfo>,
     /// Values recomputed by the reverse sweep instead of taped.
     pub recomputed: Vec<Recomputed>,
-    /// Every loop the memory planner may checkpoint.
+    /// Every top-level sequential loop that could be checkpointed, with its trip count,
+    /// state size, per-iteration tape size and cost (checkpointed or not).
     pub checkpointable: Vec<CheckpointableLoop>,
 }
 
@@ -169,10 +145,21 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let active = activity::analyse(primal, &prep.body, &wrt, &of);
     let sig = signature::build(primal, &active, &of);
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
+    ad.checkpoints = opts.checkpoints.clone();
     let (fwd, rev) = ad.rev_block(&prep.body, Env::Top, &mut VarSet::new()).map_err(|e| match e {
         Fail::Diag(d) => d,
         Fail::Seq => Diagnostic::error(primal.span, "internal error: a map could not be reversed"),
     })?;
+    if let Some(id) = opts.checkpoints.keys().find(|id| !ad.checkpointed.contains(id)) {
+        let d = match ad.loop_addrs.len() {
+            n if id.0 >= n => format!("there is no loop {} to checkpoint: the function has {n} loops", id.0),
+            _ => format!(
+                "loop {} cannot be checkpointed: it is part of a parallel map (only sequential loops can be)",
+                id.0
+            ),
+        };
+        return Err(Diagnostic::error(primal.span, d));
+    }
     let body = assemble::assemble(
         &mut ad,
         assemble::Parts {
@@ -218,6 +205,6 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         function,
         tapes: ad.tapes,
         recomputed: ad.recomputed,
-        checkpointable: Vec::new(),
+        checkpointable: ad.checkpointable,
     })
 }

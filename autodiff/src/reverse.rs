@@ -21,6 +21,7 @@
 //! element written, end the life of a value, which is conservative. A scalar the reverse
 //! sweep can recompute cheaply is never saved ([`crate::recompute`]).
 
+use crate::checkpoint::{CheckpointableLoop, Checkpointing, LoopId};
 use crate::deriv::{partials, times, Partial};
 use crate::nest::Frame;
 use crate::recompute;
@@ -97,6 +98,14 @@ pub(crate) struct Ad<'p> {
     /// `crate::expert`).
     top: *const Stmt,
     rules: Vec<(usize, crate::expert::Rule)>,
+    /// Addresses of the primal's loop statements in pre-order (`LoopId` k is the k-th).
+    pub loop_addrs: Vec<usize>,
+    /// The loops to checkpoint and how (see [`crate::checkpoint`]).
+    pub checkpoints: BTreeMap<LoopId, Checkpointing>,
+    /// The loops actually checkpointed.
+    pub checkpointed: Vec<LoopId>,
+    /// Top-level loops a planner may checkpoint.
+    pub checkpointable: Vec<CheckpointableLoop>,
 }
 
 #[derive(Clone)]
@@ -191,6 +200,10 @@ impl<'p> Ad<'p> {
             map_entry: Vec::new(),
             top: body.as_ptr(),
             rules: crate::expert::find(body),
+            loop_addrs: crate::checkpoint::loop_addresses(body),
+            checkpoints: BTreeMap::new(),
+            checkpointed: Vec::new(),
+            checkpointable: Vec::new(),
         }
     }
 
@@ -375,6 +388,12 @@ impl<'p> Ad<'p> {
                     let mut entry = live.clone();
                     entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
                     *live = self.loop_fixpoint(l, entry);
+                    // A checkpointed loop runs again in the reverse sweep: what it reads and
+                    // does not write itself (its state is snapshotted) must keep its value.
+                    if self.checkpointing_of(s).is_some() {
+                        let w = block_writes(&l.body);
+                        live.extend(crate::checkpoint::reads(&l.body).into_iter().filter(|v| !w.contains(v)));
+                    }
                 }
             },
             StmtKind::Map(m) => {
@@ -563,6 +582,17 @@ impl<'p> Ad<'p> {
         if let Some(r) = self.rev_minmax_loop(s)? {
             return Ok(r);
         }
+        if self.nest.is_empty() && self.cond_depth == 0 {
+            self.describe_checkpointable(s, l, live);
+        }
+        if let Some((id, c)) = self.checkpointing_of(s) {
+            let out = match c {
+                Checkpointing::Periodic { every } => self.rev_periodic(s, l, live, every)?,
+                Checkpointing::Binomial { snapshots } => self.rev_binomial(s, l, live, snapshots)?,
+            };
+            self.checkpointed.push(id);
+            return Ok(out);
+        }
         let (start, stop, step) = reversed_range(l, &self.f, s.span)?;
         let mut entry = live.clone();
         entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
@@ -587,7 +617,7 @@ impl<'p> Ad<'p> {
 
     /// `z = e` for every recomputable scalar assigned in the loop body `body` that the
     /// reversed body `rb` reads: it starts each reversed iteration.
-    fn recomputations(&mut self, body: &Block, rb: &Block) -> Block {
+    pub fn recomputations(&mut self, body: &Block, rb: &Block) -> Block {
         let mut out = Vec::new();
         for t in body {
             let StmtKind::Assign { target, value } = &t.kind else { continue };
