@@ -153,7 +153,8 @@ fn decision(m: &MemoryPlan, k: usize) -> String {
     let c = &m.model.candidates[k];
     match &c.kind {
         CandidateKind::Loop(_, opts) => match m.plan.loops.get(&k) {
-            Some(&o) => format!("{:?}", opts[o].schedule),
+            Some(&o) => format!("checkpoint {}", opts[o].schedule),
+            None if c.store_only.is_some() => "store (only)".into(),
             None => "store".into(),
         },
         _ if m.plan.recompute[k] => "recompute".into(),

@@ -63,6 +63,16 @@ pub enum Checkpointing {
     Binomial { snapshots: u64 },
 }
 
+/// The schedule as `--checkpoint` spells it: `every:K` or `binomial:C`.
+impl std::fmt::Display for Checkpointing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Checkpointing::Periodic { every } => write!(f, "every:{every}"),
+            Checkpointing::Binomial { snapshots } => write!(f, "binomial:{snapshots}"),
+        }
+    }
+}
+
 /// A loop the planner may checkpoint (listed for every such loop, checkpointed or not).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckpointableLoop {
@@ -77,6 +87,10 @@ pub struct CheckpointableLoop {
     pub step_tape_bytes: adjc_ir::Expr,
     /// Floating-point operations of one forward iteration (the cost of recomputing it).
     pub step_flops: adjc_ir::Expr,
+    /// Bytes of the state variables that are outputs of the function. Under store-all their
+    /// forward results stay in this loop's tapes; checkpointed, the adjoint copies them aside
+    /// to put them back at the end, so a schedule's memory includes them.
+    pub output_copy_bytes: adjc_ir::Expr,
 }
 
 /// `C(n, k)`, saturating at `u64::MAX` (only compared with trip counts).
@@ -249,6 +263,19 @@ impl Ad<'_> {
     pub fn state_bytes(&self, l: &Loop) -> Expr {
         let mut total = Expr::int(0);
         for x in self.loop_state(l) {
+            let b = Expr::int(elem_bytes(self.elem(x))).mul(self.elems_of(x));
+            total = if total.as_int() == Some(0) { b } else { total.add(b) };
+        }
+        total
+    }
+
+    /// Bytes of the state variables of `l` that the function outputs (see
+    /// [`CheckpointableLoop::output_copy_bytes`]).
+    pub fn output_copy_bytes(&self, l: &Loop) -> Expr {
+        let outputs: Vec<VarId> =
+            self.p.params.iter().filter(|q| q.intent != adjc_ir::Intent::In).map(|q| q.var).collect();
+        let mut total = Expr::int(0);
+        for x in self.loop_state(l).into_iter().filter(|x| outputs.contains(x)) {
             let b = Expr::int(elem_bytes(self.elem(x))).mul(self.elems_of(x));
             total = if total.as_int() == Some(0) { b } else { total.add(b) };
         }
@@ -731,6 +758,7 @@ impl Ad<'_> {
             state_bytes: self.state_bytes(l),
             step_tape_bytes,
             step_flops: flops(self.p, &l.body),
+            output_copy_bytes: self.output_copy_bytes(l),
         });
     }
 }

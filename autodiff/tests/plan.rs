@@ -88,12 +88,18 @@ fn a_time_loop_is_checkpointed_when_its_tape_does_not_fit() {
         plan::LoopOption {
             schedule: adjc_autodiff::Checkpointing::Periodic { every: 10 },
             bytes: 10 * 80 + 10 * 80,
-            flops: plan::periodic_steps(t, 10) as f64 * 5.0,
+            flops: adjc_autodiff::checkpoint_recompute_steps(t, &adjc_autodiff::Checkpointing::Periodic { every: 10 })
+                as f64
+                * 5.0,
         },
         plan::LoopOption {
             schedule: adjc_autodiff::Checkpointing::Binomial { snapshots: 4 },
             bytes: 4 * 80 + 80,
-            flops: plan::binomial_steps(t, 4) as f64 * 5.0,
+            flops: adjc_autodiff::checkpoint_recompute_steps(
+                t,
+                &adjc_autodiff::Checkpointing::Binomial { snapshots: 4 },
+            ) as f64
+                * 5.0,
         },
     ];
     let lp = Candidate {

@@ -19,12 +19,10 @@
 mod apply;
 mod flops;
 pub mod model;
-mod schedule;
 pub mod solve;
 mod sweeps;
 
 pub use apply::apply;
 pub use flops::CALL_FLOPS;
 pub use model::{build, Candidate, CandidateKind, LoopOption, Model, Point};
-pub use schedule::{binomial_steps, periodic_steps};
 pub use solve::{smallest_peak, solve, Infeasible, Plan, Settings, Strategy};

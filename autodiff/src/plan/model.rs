@@ -3,8 +3,8 @@
 //! terms each decision adds or removes at each point.
 
 use super::flops;
-use super::schedule::{binomial_steps, periodic_steps};
 use super::sweeps::{placeable, temps, Sweeps};
+use crate::checkpoint_recompute_steps;
 use crate::report::elem_bytes;
 use crate::util::stmt_mentions;
 use crate::{Adjoint, Checkpointing, TapeKind};
@@ -233,23 +233,51 @@ fn loop_candidate(
             .ok_or_else(|| format!("the {what} of the loop at line {} needs a size --sizes does not give", l.span.line))
     };
     let trips = ev(&l.trips, "trip count")?;
-    let state = ev(&l.state_bytes, "state size")?;
-    let step_tape = ev(&l.step_tape_bytes, "tape")?;
-    let step_flops = ev(&l.step_flops, "cost")? as f64;
+    let per_step = || -> Result<(u64, u64, f64, u64), String> {
+        Ok((
+            ev(&l.state_bytes, "state size")?,
+            ev(&l.step_tape_bytes, "tape")?,
+            ev(&l.step_flops, "cost")? as f64,
+            ev(&l.output_copy_bytes, "output size")?,
+        ))
+    };
+    // A step whose tape or cost varies with the loop index (lu's triangular inner loops)
+    // has no single per-step figure: the loop is then only stored, and the report says why.
+    let (state, step_tape, step_flops, copies) = match per_step() {
+        Ok(v) => v,
+        Err(_) => {
+            return Ok(Candidate {
+                id: format!("loop{}", l.id.0),
+                kind: CandidateKind::Loop(l.id, Vec::new()),
+                line: l.span.line,
+                bytes: 0,
+                formula: format!("{} iterations", adjc_ir::print::expr_str(f, &l.trips)),
+                recompute_flops: None,
+                store_only: Some(
+                    "not checkpointed by the planner: its per-iteration tape or cost depends on the loop index \
+                     (use --checkpoint to choose a schedule by hand)"
+                        .into(),
+                ),
+                extra_bytes: 0,
+                depends_on: Vec::new(),
+            })
+        }
+    };
     let mut options = Vec::new();
     if trips > 1 {
         let k = (trips as f64).sqrt().ceil() as u64;
         options.push(LoopOption {
             schedule: Checkpointing::Periodic { every: k },
-            bytes: trips.div_ceil(k) * state + k * step_tape,
-            flops: periodic_steps(trips, k) as f64 * step_flops,
+            bytes: trips.div_ceil(k) * state + k * step_tape + copies,
+            flops: checkpoint_recompute_steps(trips, &Checkpointing::Periodic { every: k }) as f64 * step_flops,
         });
         let mut c = 1;
         while c < trips && c <= 64 {
             options.push(LoopOption {
                 schedule: Checkpointing::Binomial { snapshots: c },
-                bytes: c * state + step_tape,
-                flops: binomial_steps(trips, c) as f64 * step_flops,
+                // Revolve also keeps the step of each snapshot (`<t>_snap_at`, one i64 each).
+                bytes: c * (state + 8) + step_tape + copies,
+                flops: checkpoint_recompute_steps(trips, &Checkpointing::Binomial { snapshots: c }) as f64 * step_flops,
             });
             c *= 2;
         }
