@@ -34,6 +34,8 @@ pub struct Measured {
     pub forward_s: Vec<f64>,
     pub adjoint_s: Vec<f64>,
     pub nonfinite: u64,
+    /// Peak resident set of the timing process in KiB (getrusage), when the system gives it.
+    pub peak_rss_kib: Option<u64>,
     pub forward_mem: Memory,
     pub adjoint_mem: Memory,
 }
@@ -82,6 +84,7 @@ fn parse(stats: &str, timing: &str) -> CliResult<Measured> {
         forward_s: Vec::new(),
         adjoint_s: Vec::new(),
         nonfinite: 0,
+        peak_rss_kib: None,
         forward_mem: Memory::default(),
         adjoint_mem: Memory::default(),
     };
@@ -111,6 +114,7 @@ fn parse(stats: &str, timing: &str) -> CliResult<Measured> {
             ["forward", s] => m.forward_s.push(s.parse().map_err(|_| bad(line))?),
             ["adjoint", s] => m.adjoint_s.push(s.parse().map_err(|_| bad(line))?),
             ["nonfinite", n] => m.nonfinite = n.parse().map_err(|_| bad(line))?,
+            ["rss", n] => m.peak_rss_kib = Some(n.parse().map_err(|_| bad(line))?),
             _ => return Err(bad(line)),
         }
     }
@@ -128,12 +132,13 @@ mod tests {
     fn parses_both_drivers() {
         let m = parse(
             "stats forward 16 0 0 0 16\nstats adjoint 32 800 24 824 4952\n",
-            "forward 1.5e-3\nforward 1.0e-3\nadjoint 4e-3\nnonfinite 2\n",
+            "forward 1.5e-3\nforward 1.0e-3\nadjoint 4e-3\nnonfinite 2\nrss 5120\n",
         )
         .unwrap();
         assert_eq!(m.forward_s, vec![1.5e-3, 1.0e-3]);
         assert_eq!(m.adjoint_s, vec![4e-3]);
         assert_eq!(m.nonfinite, 2);
+        assert_eq!(m.peak_rss_kib, Some(5120));
         assert_eq!(m.forward_mem.work_bytes, 16);
         assert_eq!(
             m.adjoint_mem,

@@ -85,6 +85,12 @@ fn report(fname: &str, plan: &Plan, args: &BenchArgs, m: &Measured) -> String {
         "  peak bytes          {}  (most memory the adjoint held at once, every allocation counted)\n",
         a.peak_bytes
     ));
+    if let Some(kib) = m.peak_rss_kib {
+        out.push_str(&format!(
+            "  process peak RSS    {}  (bytes; the whole timing process: inputs, copies, both functions)\n",
+            kib * 1024
+        ));
+    }
     if m.nonfinite > 0 {
         out.push_str(&format!(
             "  warning: {} forward output values are NaN or infinite; the timings may not be representative \
