@@ -87,10 +87,11 @@ pub struct CheckpointableLoop {
     pub step_tape_bytes: adjc_ir::Expr,
     /// Floating-point operations of one forward iteration (the cost of recomputing it).
     pub step_flops: adjc_ir::Expr,
-    /// Bytes of the state variables that are outputs of the function. Under store-all their
-    /// forward results stay in this loop's tapes; checkpointed, the adjoint copies them aside
-    /// to put them back at the end, so a schedule's memory includes them.
-    pub output_copy_bytes: adjc_ir::Expr,
+    /// Bytes of the arrays a checkpointed schedule holds besides its snapshots and tape:
+    /// copies of the outputs the body writes (the replay rewrites them; store-all keeps their
+    /// forward results in its tapes) and the local arrays the body uses (alive during the
+    /// replay in the reverse sweep). An upper bound.
+    pub replay_bytes: adjc_ir::Expr,
 }
 
 /// `C(n, k)`, saturating at `u64::MAX` (only compared with trip counts).
@@ -269,15 +270,33 @@ impl Ad<'_> {
         total
     }
 
-    /// Bytes of the state variables of `l` that the function outputs (see
-    /// [`CheckpointableLoop::output_copy_bytes`]).
-    pub fn output_copy_bytes(&self, l: &Loop) -> Expr {
+    /// Arrays a schedule of `l` holds beyond its snapshots and one segment's tape (see
+    /// [`CheckpointableLoop::replay_bytes`]): outputs the body writes (the replay rewrites
+    /// them, so the adjoint copies their forward results aside) and local arrays the body
+    /// reads or writes (alive while the reverse sweep replays the loop). Counted whole, even
+    /// where a plan has them alive anyway: the prediction errs on the safe side.
+    pub fn replay_bytes(&self, l: &Loop) -> Expr {
         let outputs: Vec<VarId> =
             self.p.params.iter().filter(|q| q.intent != adjc_ir::Intent::In).map(|q| q.var).collect();
+        let writes = block_writes(&l.body);
+        let mut used: Vec<VarId> = writes.iter().copied().chain(reads(&l.body).iter().copied()).collect();
+        used.sort();
+        used.dedup();
         let mut total = Expr::int(0);
-        for x in self.loop_state(l).into_iter().filter(|x| outputs.contains(x)) {
-            let b = Expr::int(elem_bytes(self.elem(x))).mul(self.elems_of(x));
-            total = if total.as_int() == Some(0) { b } else { total.add(b) };
+        for x in used {
+            let v = self.p.var(x);
+            if v.ty.dims().is_empty() {
+                continue;
+            }
+            let counted = if outputs.contains(&x) {
+                writes.contains(&x)
+            } else {
+                matches!(v.role, VarRole::Local | VarRole::Temp)
+            };
+            if counted {
+                let b = Expr::int(elem_bytes(self.elem(x))).mul(self.elems_of(x));
+                total = if total.as_int() == Some(0) { b } else { total.add(b) };
+            }
         }
         total
     }
@@ -758,7 +777,7 @@ impl Ad<'_> {
             state_bytes: self.state_bytes(l),
             step_tape_bytes,
             step_flops: flops(self.p, &l.body),
-            output_copy_bytes: self.output_copy_bytes(l),
+            replay_bytes: self.replay_bytes(l),
         });
     }
 }

@@ -238,7 +238,7 @@ fn loop_candidate(
             ev(&l.state_bytes, "state size")?,
             ev(&l.step_tape_bytes, "tape")?,
             ev(&l.step_flops, "cost")? as f64,
-            ev(&l.output_copy_bytes, "output size")?,
+            ev(&l.replay_bytes, "output size")?,
         ))
     };
     // A step whose tape or cost varies with the loop index (lu's triangular inner loops)
