@@ -1,7 +1,7 @@
 """Lid-driven cavity flow (2-D incompressible Navier-Stokes, finite differences): every time step
 builds the pressure source term, relaxes the pressure Poisson equation, then advances u and v.
 The helpers update their array arguments in place."""
-# adjc check: --sizes nx=6,ny=6,nt=2,nit=2 --init dt=const(0.01) --init dx=const(0.2) --init dy=const(0.2) --init rho=const(1.0) --init nu=const(0.1)
+# adjc check: --sizes nx=6,ny=6,nt=6,nit=2 --init dt=const(0.01) --init dx=const(0.2) --init dy=const(0.2) --init rho=const(1.0) --init nu=const(0.1)
 import numpy as np
 
 
