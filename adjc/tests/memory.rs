@@ -40,19 +40,7 @@ fn recomputed(p: &serde_json::Value) -> Vec<String> {
 /// Runs `adjc check` with the example's flags plus `extra`; the measured peak.
 fn check(path: &str, extra: &[&str]) -> Result<u64, String> {
     let ex = common::examples("examples/python", &["py"], "#").into_iter().find(|e| e.path == path).unwrap();
-    let mut args = vec!["check", path];
-    args.extend(ex.check_flags.iter().map(|s| s.as_str()));
-    args.extend(extra);
-    let out = adjc(&args);
-    let t = text(&out);
-    if !out.status.success() || !t.contains("check passed") {
-        return Err(format!("adjc {}\n{t}", args.join(" ")));
-    }
-    t.lines()
-        .find_map(|l| l.trim().strip_prefix("adjoint peak memory: "))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("no peak in:\n{t}"))
+    common::check_peak(&ex, extra)
 }
 
 const DACE: &str = "examples/python/dace_motivating.py";

@@ -238,15 +238,7 @@ mod tests {
     use super::*;
 
     fn f() -> (Function, VarId, VarId, VarId) {
-        let mut f = Function {
-            name: "t".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("t", Span::NONE);
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
         let j = f.add_var("j", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);

@@ -116,15 +116,7 @@ mod tests {
     use adjc_ir::{Function, Intrinsic, Scalar, Span, Type, VarRole};
 
     fn setup() -> (Function, VarId, VarId) {
-        let mut f = Function {
-            name: "t".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("t", Span::NONE);
         let x = f.add_var("x", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
         let c = f.add_var("c", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
         (f, x, c)

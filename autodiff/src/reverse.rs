@@ -756,15 +756,7 @@ mod tests {
 
     #[test]
     fn reversed_ranges_read_naturally() {
-        let mut f = Function {
-            name: "t".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("t", Span::NONE);
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let t = f.add_var("t", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
         let show = |start: Expr, stop: Expr, step: i64| {

@@ -161,15 +161,7 @@ mod tests {
     use adjc_ir::{Function, Span, Type, VarId, VarRole};
 
     fn func() -> (Function, Expr, Expr) {
-        let mut f = Function {
-            name: "t".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("t", Span::NONE);
         let x = f.add_var("x", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
         let y = f.add_var("y", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
         (f, Expr::var(x, Scalar::F64), Expr::var(y, Scalar::F64))

@@ -274,15 +274,7 @@ mod tests {
     const INT: VarId = VarId(9);
 
     fn t() -> T {
-        let mut f = Function {
-            name: "k".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("k", Span::NONE);
         let sc = |s| Type::Scalar(s);
         f.add_var("x", sc(Scalar::F64), VarRole::Local, Span::NONE);
         f.add_var("y", sc(Scalar::F64), VarRole::Local, Span::NONE);

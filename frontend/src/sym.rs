@@ -311,15 +311,7 @@ mod tests {
     use adjc_ir::{Function, Span, Type, VarRole};
 
     fn f() -> (Function, Expr, Expr) {
-        let mut f = Function {
-            name: "f".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("f", Span::NONE);
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
         (f, Expr::var(n, Scalar::I64), Expr::var(i, Scalar::I64))
@@ -327,15 +319,7 @@ mod tests {
 
     #[test]
     fn products_compare_equal_in_any_factor_order() {
-        let mut f = Function {
-            name: "f".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("f", Span::NONE);
         let [c, h, w] = ["C", "H", "W"]
             .map(|n| Expr::var(f.add_var(n, Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE), Scalar::I64));
         let hh = Expr::binary(BinOp::FloorDiv, h.clone().sub(Expr::int(2)), Expr::int(2));

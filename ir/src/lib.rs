@@ -294,6 +294,19 @@ pub struct Assumption {
 }
 
 impl Function {
+    /// A function with no parameters, variables, statements, notes or assumptions: the
+    /// start of every function a stage (or a test) builds up with [`Function::add_var`].
+    pub fn empty(name: impl Into<String>, span: Span) -> Function {
+        Function {
+            name: name.into(),
+            params: vec![],
+            vars: vec![],
+            body: vec![],
+            span,
+            notes: vec![],
+            assumptions: vec![],
+        }
+    }
     pub fn var(&self, id: VarId) -> &Var {
         &self.vars[id.index()]
     }

@@ -393,15 +393,7 @@ mod tests {
     }
 
     fn sample() -> Function {
-        let mut f = Function {
-            name: "k".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("k", Span::NONE);
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let a = f.add_var("A", f64_array(n), VarRole::Param, Span::NONE);
         let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
@@ -487,15 +479,7 @@ mod call_tests {
     /// `ret = dot(A[i + 1:N], B[i + 1:N])` for `A`, `B` of extent `N`, and a second array
     /// `C` for the error cases.
     fn dot_fn(out_is_arg: bool, beta: f64) -> Function {
-        let mut f = Function {
-            name: "d".into(),
-            params: vec![],
-            vars: vec![],
-            body: vec![],
-            span: Span::NONE,
-            notes: vec![],
-            assumptions: vec![],
-        };
+        let mut f = Function::empty("d", Span::NONE);
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let ty = Type::Array {
             elem: Scalar::F64,

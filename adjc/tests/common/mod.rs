@@ -145,3 +145,21 @@ pub fn check_all(exs: &[Example], check: &(dyn Fn(&Example, bool) -> Result<Stri
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{} check(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// Runs `adjc check` on an example with its flags plus `extra`; the adjoint's peak memory as
+/// the runtime measured it (`adjoint peak memory: N bytes`), or the output when the check fails.
+pub fn check_peak(ex: &Example, extra: &[&str]) -> Result<u64, String> {
+    let mut args = vec!["check", ex.path.as_str()];
+    args.extend(ex.check_flags.iter().map(|s| s.as_str()));
+    args.extend(extra);
+    let out = adjc(&args);
+    let t = text(&out);
+    if !out.status.success() || !t.contains("check passed") {
+        return Err(format!("adjc {}\n{t}", args.join(" ")));
+    }
+    t.lines()
+        .find_map(|l| l.trim().strip_prefix("adjoint peak memory: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no peak in:\n{t}"))
+}

@@ -124,17 +124,7 @@ pub const I64: Type = Type::Scalar(Scalar::I64);
 
 impl B {
     pub fn new(name: &str) -> B {
-        B {
-            f: Function {
-                name: name.into(),
-                params: vec![],
-                vars: vec![],
-                body: vec![],
-                span: Span::NONE,
-                notes: vec![],
-                assumptions: vec![],
-            },
-        }
+        B { f: Function::empty(name, Span::NONE) }
     }
     fn add(&mut self, name: &str, ty: Type, role: VarRole, intent: Option<Intent>) -> VarId {
         let v = self.f.add_var(name, ty, role, Span::NONE);

@@ -27,17 +27,7 @@ pub struct FnBuilder {
 
 impl FnBuilder {
     pub fn new(name: &str) -> FnBuilder {
-        FnBuilder {
-            f: Function {
-                name: name.into(),
-                params: vec![],
-                vars: vec![],
-                body: vec![],
-                span: sp(1),
-                notes: vec![],
-                assumptions: vec![],
-            },
-        }
+        FnBuilder { f: Function::empty(name, sp(1)) }
     }
 
     fn param(&mut self, v: VarId, intent: Intent, doc: &str) {
