@@ -33,7 +33,10 @@
 //! write; those must still hold their forward values when the reverse sweep reaches `L`,
 //! so they stay live after `L` in the to-be-recorded analysis (later statements that
 //! overwrite them tape them). Everything `L` writes is changed by the re-runs: outputs among
-//! them get their forward result back at the end (`assemble`).
+//! them get their forward result back at the end (`assemble`), and the variables whose value
+//! from before `L` the adjoint of earlier code reads (live before `L`) get it back from one
+//! copy taken before `L` ([`Ad::entry_values`]); the state gets it back from the first
+//! snapshot through the taped re-run of the first step.
 //!
 //! Any sequential loop with a closed-form trip count can be checkpointed, nested ones too
 //! (inside checkpointed loops or not): snapshot arrays get a leading slot per iteration of
@@ -89,8 +92,9 @@ pub struct CheckpointableLoop {
     pub step_flops: adjc_ir::Expr,
     /// Bytes of the arrays a checkpointed schedule holds besides its snapshots and tape:
     /// copies of the outputs the body writes (the replay rewrites them; store-all keeps their
-    /// forward results in its tapes) and the local arrays the body uses (alive during the
-    /// replay in the reverse sweep). An upper bound.
+    /// forward results in its tapes), the local arrays the body uses (alive during the replay
+    /// in the reverse sweep) and the copies of values from before the loop that earlier
+    /// adjoints need (see `Ad::entry_values`). An upper bound.
     pub replay_bytes: adjc_ir::Expr,
 }
 
@@ -255,6 +259,48 @@ impl Ad<'_> {
             .collect()
     }
 
+    /// Variables `l` overwrites without carrying them across iterations (not its state)
+    /// whose value before `l` the adjoint of earlier code reads (`live` before `l`). Taped,
+    /// `l`'s own restores give them back; checkpointed, the re-runs leave whatever the
+    /// last re-run wrote, so the reverse sweep puts back a copy taken before `l`.
+    pub fn entry_values(&self, l: &Loop, live: &VarSet) -> Vec<VarId> {
+        let state = self.loop_state(l);
+        block_writes(&l.body)
+            .into_iter()
+            .filter(|v| !matches!(self.p.var(*v).role, VarRole::Index) && *v != l.var && !self.private.contains(v))
+            .filter(|v| live.contains(v) && !state.contains(v))
+            .collect()
+    }
+
+    /// The copies of [`Ad::entry_values`]: taken before the forward sweep runs `l`, put back
+    /// after the reverse sweep has reversed it.
+    fn entry_copies(&mut self, l: &Loop, live: &VarSet, span: Span) -> (Block, Block) {
+        let vars = self.entry_values(l, live);
+        let line = crate::util::at_line(span);
+        let copies = self.copy_arrays(
+            l,
+            &vars,
+            &Expr::int(1),
+            span,
+            "value at the start",
+            "one copy",
+            &format!("the adjoint of code before the loop{line} reads it, and the loop's re-runs overwrite it"),
+        );
+        let zero = Expr::int(0);
+        let mut save: Block = copies.iter().map(|sn| self.snapshot_copy(sn, &zero, true, span)).collect();
+        let mut restore: Block = copies.iter().map(|sn| self.snapshot_copy(sn, &zero, false, span)).collect();
+        if let Some(first) = save.first_mut() {
+            first.note = Some(format!(
+                "checkpoint: values before loop `{}` that the adjoint of earlier code needs",
+                self.name(l.var)
+            ));
+        }
+        if let Some(first) = restore.first_mut() {
+            first.note = Some("checkpoint: the values from before the loop, for the adjoint of earlier code".into());
+        }
+        (save, restore)
+    }
+
     /// Elements of one snapshot of `x`.
     fn elems_of(&self, x: VarId) -> Expr {
         self.f.var(x).ty.dims().iter().fold(Expr::int(1), |a, d| a.mul(d.extent.clone()))
@@ -272,10 +318,11 @@ impl Ad<'_> {
 
     /// Arrays a schedule of `l` holds beyond its snapshots and one segment's tape (see
     /// [`CheckpointableLoop::replay_bytes`]): outputs the body writes (the replay rewrites
-    /// them, so the adjoint copies their forward results aside) and local arrays the body
-    /// reads or writes (alive while the reverse sweep replays the loop). Counted whole, even
-    /// where a plan has them alive anyway: the prediction errs on the safe side.
-    pub fn replay_bytes(&self, l: &Loop) -> Expr {
+    /// them, so the adjoint copies their forward results aside), local arrays the body
+    /// reads or writes (alive while the reverse sweep replays the loop) and the copies of its
+    /// [`Ad::entry_values`]. Counted whole, even where a plan has them alive anyway: the
+    /// prediction errs on the safe side.
+    pub fn replay_bytes(&self, l: &Loop, live: &VarSet) -> Expr {
         let outputs: Vec<VarId> =
             self.p.params.iter().filter(|q| q.intent != adjc_ir::Intent::In).map(|q| q.var).collect();
         let writes = block_writes(&l.body);
@@ -297,6 +344,10 @@ impl Ad<'_> {
                 let b = Expr::int(elem_bytes(self.elem(x))).mul(self.elems_of(x));
                 total = if total.as_int() == Some(0) { b } else { total.add(b) };
             }
+        }
+        for x in self.entry_values(l, live) {
+            let b = Expr::int(elem_bytes(self.elem(x))).mul(self.elems_of(x));
+            total = if total.as_int() == Some(0) { b } else { total.add(b) };
         }
         total
     }
@@ -348,24 +399,42 @@ impl Ad<'_> {
     /// loops around `l` (a nested checkpointed loop snapshots each outer iteration's run),
     /// recorded in the tape report.
     fn snapshot_arrays(&mut self, l: &Loop, slots: &Expr, span: Span, when: &str, why: &str) -> Vec<Snap> {
+        let state = self.loop_state(l);
+        self.copy_arrays(l, &state, slots, span, "state", when, why)
+    }
+
+    /// Copy arrays of `vars` with `slots` slots per iteration of the loops around `l`
+    /// (`what` and `when` describe them in the tape report).
+    #[allow(clippy::too_many_arguments)]
+    fn copy_arrays(
+        &mut self,
+        l: &Loop,
+        vars: &[VarId],
+        slots: &Expr,
+        span: Span,
+        what: &str,
+        when: &str,
+        why: &str,
+    ) -> Vec<Snap> {
         let tname = self.name(l.var);
         // `checkpoint_frame` made sure the loops around have slots.
         let outer = self.slot(&[]).map(|s| (s.dims, s.index)).unwrap_or_default();
         let per_outer = outer.0.iter().cloned().fold(slots.clone(), |a, d| d.mul(a));
         let mut snaps = Vec::new();
-        for x in self.loop_state(l) {
+        for &x in vars {
             let var = self.f.var(x).clone();
             let mut dims: Vec<Dim> = outer.0.iter().cloned().map(Dim::zero_based).collect();
             dims.push(Dim::zero_based(slots.clone()));
             dims.extend(var.ty.dims().iter().cloned());
             let ty = Type::Array { elem: var.ty.elem(), dims, layout: Layout::RowMajor };
-            let name = self.f.fresh_name(&format!("{}_ckpt", var.name));
+            let suffix = if what == "state" { "ckpt" } else { "entry" };
+            let name = self.f.fresh_name(&format!("{}_{suffix}", var.name));
             let snap = self.f.add_var(name.clone(), ty, VarRole::Tape, span);
             self.ad_allocs.push(snap);
             self.tapes.push(TapeInfo {
                 var: snap,
                 name,
-                what: format!("{} (state of loop `{tname}`{}, {when})", var.name, crate::util::at_line(span)),
+                what: format!("{} ({what} of loop `{tname}`{}, {when})", var.name, crate::util::at_line(span)),
                 // Not an overwrite: the snapshot is taken before the loop's steps.
                 line: 0,
                 why: format!("checkpoint: {why}"),
@@ -419,6 +488,7 @@ impl Ad<'_> {
         if k == 0 {
             return Err(Diagnostic::error(span, "a checkpoint period must be at least 1").into());
         }
+        let (save_entry, restore_entry) = self.entry_copies(l, live, span);
         let step = l.step.as_int().unwrap_or(1);
         let ki = i64::try_from(k).map_err(|_| Diagnostic::error(span, "checkpoint period too large"))?;
         let tname = self.name(l.var);
@@ -495,7 +565,7 @@ impl Ad<'_> {
             span,
         )
         .with_note(format!("loop `{tname}`{line} reversed segment by segment, last first"));
-        Ok((vec![fwd], vec![rev]))
+        Ok((save_entry.into_iter().chain([fwd]).collect(), [rev].into_iter().chain(restore_entry).collect()))
     }
 
     /// Revolve's advance rule (Griewank & Walther 2000, `revolve.c`): from a snapshot at
@@ -594,6 +664,7 @@ impl Ad<'_> {
             return Err(Diagnostic::error(span, "binomial checkpointing needs at least 1 snapshot").into());
         }
         let ci = i64::try_from(c).map_err(|_| Diagnostic::error(span, "too many snapshots"))?;
+        let (save_entry, restore_entry) = self.entry_copies(l, live, span);
         let step = l.step.as_int().unwrap_or(1);
         let tname = self.name(l.var);
         let line = crate::util::at_line(span);
@@ -628,6 +699,7 @@ impl Ad<'_> {
         if let Some(first) = fwd.first_mut() {
             first.note = Some(format!("checkpoint: the state of loop `{tname}` before its first step"));
         }
+        fwd.splice(0..0, save_entry);
         fwd.push(Stmt { kind: StmtKind::Loop(l.clone()), ..s.clone() }.with_note(format!(
             "checkpointed on a binomial schedule ({c} snapshots): runs untaped, the reverse sweep runs it again"
         )));
@@ -722,7 +794,7 @@ impl Ad<'_> {
             set(top, Expr::int(0)).with_note("the one snapshot so far: the state before step 0"),
             Stmt::assign(Place::element(at, vec![Expr::int(0)]), Expr::int(0), span),
         ];
-        Ok((fwd, start.into_iter().chain([rev]).collect()))
+        Ok((fwd, start.into_iter().chain([rev]).chain(restore_entry).collect()))
     }
 
     /// Bytes of the tapes one iteration of top-level loop `l` records under store-all;
@@ -777,7 +849,7 @@ impl Ad<'_> {
             state_bytes: self.state_bytes(l),
             step_tape_bytes,
             step_flops: flops(self.p, &l.body),
-            replay_bytes: self.replay_bytes(l),
+            replay_bytes: self.replay_bytes(l, live),
         });
     }
 }

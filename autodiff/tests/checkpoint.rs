@@ -192,3 +192,26 @@ fn nested_checkpointed_loops_pass_the_dot_product_test() {
         assert!(ok, "{p:?}: {e}");
     }
 }
+
+#[test]
+fn values_the_adjoint_of_earlier_code_needs_survive_the_re_runs() {
+    // `v` is not loop state (each step assigns it before reading it), but the adjoint of
+    // `ret = sum(v * v)` before the loop reads the value the loop overwrites: the re-runs
+    // must not leave theirs. The loop starts at 1.
+    let every = |k| Checkpointing::Periodic { every: k };
+    let snaps = |c| Checkpointing::Binomial { snapshots: c };
+    let fixed = [("N", Value::Int(4)), ("T", Value::Int(6))];
+    let primal = k::time_loop_overwrites_a_temporary();
+    for c in [every(1), every(2), every(4), snaps(1), snaps(2), snaps(5)] {
+        let ad = check_with(&primal, &plan(&[(0, c.clone())]), &fixed, 0.5, 1.5).adjoint;
+        let entry = ad.tapes.iter().find(|t| t.name == "v_entry").unwrap_or_else(|| panic!("{c:?}: {:?}", ad.tapes));
+        assert_eq!(adjc_ir::print::expr_str(&ad.function, entry.elems.as_ref().unwrap()), "N", "{c:?}");
+        assert!(!ad.tapes.iter().any(|t| t.name == "v_ckpt"), "{c:?}: v is not state");
+    }
+    // The planner counts the output `u` (the replay rewrites it), the local `v` (alive during
+    // the replay) and the copy of `v` taken before the loop.
+    let ad = check(&primal, &fixed);
+    let [l] = ad.checkpointable.as_slice() else { panic!("{:?}", ad.checkpointable) };
+    assert_eq!(adjc_ir::print::expr_str(&ad.function, &l.replay_bytes), "8 * N + 8 * N + 8 * N");
+    assert_eq!(adjc_ir::print::expr_str(&ad.function, &l.state_bytes), "8 * N");
+}

@@ -832,3 +832,43 @@ pub fn blas_chain() -> Function {
     ];
     b.finish(body)
 }
+
+/// A temporary the code before a time loop leaves for its adjoint, which the loop then
+/// overwrites every step without carrying it (not loop state; vadv's `divided`):
+///
+/// ```text
+/// v = sin(x); ret = sum(v * v)
+/// for t in range(1, T): v = u * u; u = sin(u) * v
+/// ret += sum(u)
+/// ```
+pub fn time_loop_overwrites_a_temporary() -> Function {
+    let mut b = B::new("overwrite");
+    let ts = b.param("T", I64, Intent::In);
+    let nn = b.size("N");
+    let x = b.param("x", vec1(&b, nn), Intent::In);
+    let u = b.param("u", vec1(&b, nn), Intent::InOut);
+    let ret = b.ret("ret", F64);
+    let v = b.local("v", vec1(&b, nn));
+    let (t, i) = (b.index("t"), b.index("i"));
+    let all = |b: &B| vec![(i, int(0), b.v(nn))];
+    let (vi, ui) = (|b: &B| b.ld(v, vec![b.v(i)]), |b: &B| b.ld(u, vec![b.v(i)]));
+    let body = vec![
+        alloc(v),
+        map(all(&b), vec![assign(at(v, vec![b.v(i)]), sin(b.ld(x, vec![b.v(i)])))]),
+        assign(sc(ret), f64c(0.0)),
+        map(all(&b), vec![acc(sc(ret), AccOp::Add, vi(&b) * vi(&b), true)]),
+        lp(
+            t,
+            int(1),
+            b.v(ts),
+            1,
+            vec![
+                map(all(&b), vec![assign(at(v, vec![b.v(i)]), ui(&b) * ui(&b))]),
+                map(all(&b), vec![assign(at(u, vec![b.v(i)]), sin(ui(&b)) * vi(&b))]),
+            ],
+        ),
+        map(all(&b), vec![acc(sc(ret), AccOp::Add, ui(&b), true)]),
+        free(v),
+    ];
+    b.finish(body)
+}
