@@ -81,7 +81,10 @@ pub fn human(bytes: u64) -> String {
 }
 
 /// Plans `adjoint` when the flags ask for a plan, and applies it; `None` without one.
-pub fn plan_adjoint(args: &TranspileArgs, adjoint: &mut Adjoint) -> CliResult<Option<MemoryPlan>> {
+///
+/// `tighten` bytes are taken off the limit for the solver (not for the report): the pipeline
+/// uses it when an adjoint rebuilt around checkpointed loops needs more than the model said.
+pub fn plan_adjoint(args: &TranspileArgs, adjoint: &mut Adjoint, tighten: u64) -> CliResult<Option<MemoryPlan>> {
     let limit = args.memory_limit.as_deref().map(parse_bytes).transpose()?;
     let strategy = match (args.strategy, limit) {
         (None, None) => return Ok(None),
@@ -105,7 +108,8 @@ pub fn plan_adjoint(args: &TranspileArgs, adjoint: &mut Adjoint) -> CliResult<Op
         )));
     }
     let model = plan::build(adjoint, &sizes).map_err(|m| CliError::Usage(format!("cannot plan memory: {m}")))?;
-    let plan = plan::solve(&model, strategy, limit, Settings::default()).map_err(|e| {
+    let solver_limit = limit.map(|l| l.saturating_sub(tighten));
+    let plan = plan::solve(&model, strategy, solver_limit, Settings::default()).map_err(|e| {
         CliError::Usage(format!(
             "no plan keeps the adjoint within --memory-limit {}: the smallest feasible limit is {} \
              (storing everything needs {})",
@@ -118,18 +122,35 @@ pub fn plan_adjoint(args: &TranspileArgs, adjoint: &mut Adjoint) -> CliResult<Op
     let recompute = planned.recompute_ids();
     adjoint.function.body = plan::apply(&adjoint.function, &recompute)
         .map_err(|m| CliError::Usage(format!("cannot apply the plan: {m}")))?;
-    let limit_text = limit.map(|l| format!(" under a limit of {l} bytes")).unwrap_or_default();
-    adjoint.function.notes.push(format!(
+    adjoint.function.notes.push(plan_note(&planned));
+    Ok(Some(planned))
+}
+
+/// The adjoint's note about its plan (the last note; the pipeline replaces it when it verifies
+/// a rebuilt adjoint).
+pub fn plan_note(m: &MemoryPlan) -> String {
+    let recompute = m.recompute_ids();
+    let limit_text = m.limit.map(|l| format!(" under a limit of {l} bytes")).unwrap_or_default();
+    format!(
         "memory plan ({}): predicted peak {} bytes{limit_text}; recomputed: {}",
-        strategy_name(strategy),
-        planned.plan.peak,
+        strategy_name(m.strategy),
+        m.plan.peak,
         if recompute.is_empty() {
             "nothing".to_string()
         } else {
             recompute.iter().cloned().collect::<Vec<_>>().join(", ")
         }
-    ));
-    Ok(Some(planned))
+    )
+}
+
+/// The predicted peak of `adjoint`, rebuilt around the plan's checkpointed loops: its own
+/// model (every tape it now has, snapshots, copies and the tapes later code needs because the
+/// loop keeps its inputs alive) under the plan's recomputations.
+pub fn verified_peak(adjoint: &Adjoint, m: &MemoryPlan) -> CliResult<u64> {
+    let model = plan::build(adjoint, &m.sizes).map_err(|e| CliError::Usage(format!("cannot plan memory: {e}")))?;
+    let ids = m.recompute_ids();
+    let recompute: Vec<bool> = model.candidates.iter().map(|c| ids.contains(&c.id)).collect();
+    Ok(plan::peak(&model, &recompute, &BTreeMap::new()))
 }
 
 /// The size guard of the planned adjoint: memory grows with every size.

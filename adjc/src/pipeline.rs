@@ -123,19 +123,46 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
         }
     };
     // The plan sees the adjoint as `reverse` laid it out, before the rewrites below.
-    let memory = crate::memory::plan_adjoint(args, &mut adjoint)?;
-    if let Some(m) = memory.as_ref().filter(|m| !m.plan.loops.is_empty()) {
+    let laid_out = adjoint.clone();
+    let mut tighten = 0;
+    let memory = loop {
+        let mut planned = laid_out.clone();
+        let memory = crate::memory::plan_adjoint(args, &mut planned, tighten)?;
+        let Some(mut m) = memory else {
+            adjoint = planned;
+            break None;
+        };
+        if m.plan.loops.is_empty() {
+            adjoint = planned;
+            break Some(m);
+        }
         // Checkpointed time loops change the adjoint itself: build it again around the
         // chosen schedules, then apply the plan's recomputations to it.
         let mut opts = ad_opts_for(&primal).map_err(in_source)?;
         opts.checkpoints.extend(m.checkpoints());
         let mut rebuilt = adjc_autodiff::reverse(&primal, &opts).map_err(in_source)?;
+        // A loop that keeps its inputs alive for its replays can make later code tape what
+        // store-all did not: the rebuilt adjoint's own model has the last word. Over the
+        // limit, plan again with the limit tightened by the excess.
+        let verified = crate::memory::verified_peak(&rebuilt, &m)?;
+        if let Some(limit) = m.limit.filter(|l| verified > *l) {
+            if tighten < limit {
+                tighten += verified - limit;
+                continue;
+            }
+            return Err(CliError::Usage(format!(
+                "no checkpoint plan keeps the adjoint within --memory-limit {}: the best one found needs {}",
+                crate::memory::human(limit),
+                crate::memory::human(verified)
+            )));
+        }
+        m.plan.peak = m.plan.peak.max(verified);
         rebuilt.function.body = adjc_autodiff::plan::apply(&rebuilt.function, &m.recompute_ids())
             .map_err(|msg| CliError::Usage(format!("cannot apply the plan: {msg}")))?;
-        // The plan's own note comes last (`memory::plan_adjoint`).
-        rebuilt.function.notes.extend(adjoint.function.notes.last().cloned());
+        rebuilt.function.notes.push(crate::memory::plan_note(&m));
         adjoint = rebuilt;
-    }
+        break Some(m);
+    };
     // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
     // without atomics (validated just below).
     adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
