@@ -3,19 +3,9 @@
 
 use adjc_frontend::{lower_fortran, lower_fortran_sources, FortranOptions, FortranSource};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 fn check(src: &str) {
     check_form(src, false);
@@ -164,7 +154,7 @@ fn random_token_soup() {
     for _ in 0..300 {
         let mut s = String::from("subroutine k(n, a, x)\n  integer :: n\n  real(8) :: a(n), x\n  integer :: i\n");
         for _ in 0..rng.below(40) {
-            s.push_str(TOKENS[rng.below(TOKENS.len())]);
+            s.push_str(rng.pick(&TOKENS));
             s.push(' ');
         }
         s.push_str("\nend subroutine\n");

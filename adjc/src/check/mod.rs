@@ -79,48 +79,39 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
         println!("  forward vs Python: skipped (Fortran source)");
         let fixed_form = crate::fortran_sources::is_fixed_form(&args.transpile.file);
         let flags = crate::fortran_sources::cpp_flags(&args.transpile);
-        match gfortran::compare(&t, &plan, &dir, &flags, fixed_form)? {
-            numpy::Outcome::Skipped(why) => println!("  forward vs gfortran: skipped ({why})"),
-            numpy::Outcome::Compared(rows) => {
-                let ftol = if f32_kernel { 1e-4 } else { 1e-9 };
-                for (name, err) in rows {
-                    let ok = err <= ftol;
-                    println!(
-                        "  forward vs gfortran: {:<10} max rel. error {:.2e}   {}",
-                        name,
-                        err,
-                        if ok { "ok" } else { "FAILED" }
-                    );
-                    if !ok {
-                        failures.push(format!("forward output `{name}` differs from gfortran (rel. error {err:.2e})"));
-                    }
-                }
-            }
-        }
+        let outcome = gfortran::compare(&t, &plan, &dir, &flags, fixed_form)?;
+        report_forward("gfortran", outcome, f32_kernel, &mut failures);
     } else {
-        match numpy::compare(&t, &plan, &dir, &args.transpile.file)? {
-            numpy::Outcome::Skipped(why) => println!("  forward vs NumPy: skipped ({why})"),
-            numpy::Outcome::Compared(rows) => {
-                let ftol = if f32_kernel { 1e-4 } else { 1e-9 };
-                for (name, err) in rows {
-                    let ok = err <= ftol;
-                    println!(
-                        "  forward vs NumPy: {:<10} max rel. error {:.2e}   {}",
-                        name,
-                        err,
-                        if ok { "ok" } else { "FAILED" }
-                    );
-                    if !ok {
-                        failures.push(format!("forward output `{name}` differs from NumPy (rel. error {err:.2e})"));
-                    }
-                }
-            }
-        }
+        let outcome = numpy::compare(&t, &plan, &dir, &args.transpile.file)?;
+        report_forward("NumPy", outcome, f32_kernel, &mut failures);
     }
     if failures.is_empty() {
         println!("check passed");
         Ok(())
     } else {
         Err(CliError::CheckFailed(failures.join("; ")))
+    }
+}
+
+/// Prints the forward outputs compared with the `reference` implementation and records
+/// those off by more than the tolerance of the kernel's precision.
+fn report_forward(reference: &str, outcome: numpy::Outcome, f32_kernel: bool, failures: &mut Vec<String>) {
+    match outcome {
+        numpy::Outcome::Skipped(why) => println!("  forward vs {reference}: skipped ({why})"),
+        numpy::Outcome::Compared(rows) => {
+            let ftol = if f32_kernel { 1e-4 } else { 1e-9 };
+            for (name, err) in rows {
+                let ok = err <= ftol;
+                println!(
+                    "  forward vs {reference}: {:<10} max rel. error {:.2e}   {}",
+                    name,
+                    err,
+                    if ok { "ok" } else { "FAILED" }
+                );
+                if !ok {
+                    failures.push(format!("forward output `{name}` differs from {reference} (rel. error {err:.2e})"));
+                }
+            }
+        }
     }
 }

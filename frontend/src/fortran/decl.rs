@@ -35,6 +35,13 @@ pub struct Sym<'t> {
     pub allocatable: bool,
 }
 
+impl Sym<'_> {
+    /// A name seen before any attribute of it: no type, shape, intent or value yet.
+    pub fn bare(name: String, span: Span) -> Self {
+        Sym { name, span, ty: None, dims: None, intent: None, parameter: false, init: None, allocatable: false }
+    }
+}
+
 pub type Table<'t> = BTreeMap<String, Sym<'t>>;
 
 fn unsupported(src: &str, n: Node, what: &str, help: &str) -> Diagnostic {
@@ -152,16 +159,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
         };
         let name = text(src, name_node).to_string();
         let key = name.to_ascii_lowercase();
-        let entry = table.entry(key).or_insert_with(|| Sym {
-            name: name.clone(),
-            span: span_of(src, name_node),
-            ty: None,
-            dims: None,
-            intent: None,
-            parameter: false,
-            init: None,
-            allocatable: false,
-        });
+        let entry = table.entry(key).or_insert_with(|| Sym::bare(name.clone(), span_of(src, name_node)));
         if ty.is_some() {
             entry.ty = ty;
         }

@@ -93,7 +93,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         loops: Vec::new(),
         blocks: vec![Vec::new()],
         implicit_none: false,
-        reserved: identifiers(src),
+        reserved: crate::ts::identifiers(src, true),
         allocs: Vec::new(),
         dummies: Vec::new(),
         ret: None,
@@ -380,16 +380,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(Diagnostic::error(span, format!("`{name}` has no type declaration"))
                 .with_help(format!("declare it, e.g. `real(8) :: {name}` (the procedure has `implicit none`)")));
         }
-        Ok(decl::Sym {
-            name: name.to_string(),
-            span,
-            ty: None,
-            dims: None,
-            intent: None,
-            parameter: false,
-            init: None,
-            allocatable: false,
-        })
+        Ok(decl::Sym::bare(name.to_string(), span))
     }
 
     /// Evaluates `parameter` constants; they may refer to each other in any order.
@@ -762,22 +753,4 @@ fn first_write(body: &Block, v: VarId) -> Option<Span> {
         }
     });
     found
-}
-
-/// Every identifier-like word of the source, lower case.
-fn identifiers(source: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut cur = String::new();
-    for c in source.chars().chain(std::iter::once(' ')) {
-        if c.is_alphanumeric() || c == '_' {
-            cur.push(c.to_ascii_lowercase());
-        } else if !cur.is_empty() {
-            if !cur.starts_with(|c: char| c.is_ascii_digit()) {
-                out.insert(std::mem::take(&mut cur));
-            } else {
-                cur.clear();
-            }
-        }
-    }
-    out
 }

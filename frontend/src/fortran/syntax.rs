@@ -61,19 +61,6 @@ pub fn first_error(root: Node) -> Option<Node> {
 
 pub fn syntax_error(src: &str, n: Node) -> Diagnostic {
     let help = "fix the Fortran syntax (adjc reads free-form Fortran 90 and later, and fixed-form `.f` files)";
-    if n.is_missing() {
-        let what = if n.is_named() { n.kind().replace('_', " ") } else { format!("`{}`", n.kind()) };
-        return Diagnostic::error(span_of(src, n), format!("syntax error: missing {what}")).with_help(help);
-    }
-    // The rest of the source line from the offending node (the node alone may be a
-    // single token).
-    let t = src.get(n.start_byte()..).unwrap_or("");
-    let line = t.lines().next().unwrap_or("").trim();
-    let mut shown: String = line.chars().take(40).collect();
-    if line.chars().count() > 40 {
-        shown.push_str("...");
-    }
-    let msg =
-        if shown.is_empty() { "syntax error".to_string() } else { format!("syntax error: cannot parse `{shown}`") };
-    Diagnostic::error(span_of(src, n), msg).with_help(help)
+    // The rest of the source line from the offending node.
+    crate::ts::syntax_error(span_of(src, n), n, src.get(n.start_byte()..).unwrap_or(""), help)
 }

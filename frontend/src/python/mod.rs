@@ -45,7 +45,6 @@ mod types;
 mod value;
 
 use adjc_ir::{Diagnostic, Module, Span};
-use std::collections::BTreeSet;
 
 /// Options of the Python frontend.
 #[derive(Clone, Debug, Default)]
@@ -126,7 +125,7 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
             }
         }
     }
-    let reserved = identifiers(source);
+    let reserved = crate::ts::identifiers(source, false);
     let body = entry.body.clone()?;
     let mut hints = lower::Hints::new();
     for _ in 0..MAX_ATTEMPTS {
@@ -152,22 +151,4 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
         }
     }
     Err(Diagnostic::error(entry.name_span, "internal error: the types of local variables did not settle"))
-}
-
-/// Every identifier-like word of the source (generated names avoid them).
-fn identifiers(source: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut cur = String::new();
-    for c in source.chars().chain(std::iter::once(' ')) {
-        if c.is_alphanumeric() || c == '_' {
-            cur.push(c);
-        } else if !cur.is_empty() {
-            if !cur.starts_with(|c: char| c.is_ascii_digit()) {
-                out.insert(std::mem::take(&mut cur));
-            } else {
-                cur.clear();
-            }
-        }
-    }
-    out
 }

@@ -72,21 +72,12 @@ impl<'s> Cx<'s> {
     }
 
     fn syntax_error(&self, n: Node) -> Diagnostic {
-        if n.is_missing() {
-            let what = if n.is_named() { n.kind().replace('_', " ") } else { format!("`{}`", n.kind()) };
-            return self
-                .err(n, format!("syntax error: missing {what}"))
-                .with_help("fix the Python syntax; the file must parse as Python 3");
-        }
-        let text = self.text(n);
-        let line = text.lines().next().unwrap_or("").trim();
-        let mut shown: String = line.chars().take(40).collect();
-        if line.chars().count() > 40 {
-            shown.push_str("...");
-        }
-        let msg =
-            if shown.is_empty() { "syntax error".to_string() } else { format!("syntax error: cannot parse `{shown}`") };
-        self.err(n, msg).with_help("fix the Python syntax; the file must parse as Python 3")
+        crate::ts::syntax_error(
+            self.span(n),
+            n,
+            &self.text(n),
+            "fix the Python syntax; the file must parse as Python 3",
+        )
     }
 
     fn module(&self, root: Node) -> Result<ModuleAst, Diagnostic> {
