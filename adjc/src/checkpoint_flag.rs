@@ -54,21 +54,33 @@ pub fn resolve(
     for (r, c) in specs {
         let id = match r {
             LoopRef::Id(k) if *k < lines.len() => *k,
-            LoopRef::Line(l) => match lines.iter().position(|x| x == l) {
-                Some(k) => k,
-                None => {
-                    let have: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-                    return Err(Diagnostic::error(
-                        f.span,
-                        format!("--checkpoint: no sequential loop starts on line {l}"),
-                    )
-                    .with_help(format!(
-                        "the sequential loops of `{}` start on lines: {}",
-                        f.name,
-                        have.join(", ")
-                    )));
+            LoopRef::Line(l) => {
+                let on_line: Vec<usize> = (0..lines.len()).filter(|k| lines[*k] == *l).collect();
+                match on_line.as_slice() {
+                    [k] => *k,
+                    [] => {
+                        let have: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                        return Err(Diagnostic::error(
+                            f.span,
+                            format!("--checkpoint: no sequential loop starts on line {l}"),
+                        )
+                        .with_help(format!(
+                            "the sequential loops of `{}` start on lines: {}",
+                            f.name,
+                            have.join(", ")
+                        )));
+                    }
+                    // A helper inlined at several calls puts several loops on one line.
+                    several => {
+                        let ids: Vec<String> = several.iter().map(|k| format!("L{k}")).collect();
+                        return Err(Diagnostic::error(
+                            f.span,
+                            format!("--checkpoint: {} sequential loops start on line {l}", several.len()),
+                        )
+                        .with_help(format!("name one by its loop id: {}", ids.join(", "))));
+                    }
                 }
-            },
+            }
             LoopRef::Id(k) => {
                 return Err(Diagnostic::error(
                     f.span,
@@ -76,7 +88,13 @@ pub fn resolve(
                 ))
             }
         };
-        out.insert(LoopId(id), c.clone());
+        if out.insert(LoopId(id), c.clone()).is_some() {
+            return Err(Diagnostic::error(
+                f.span,
+                format!("--checkpoint: loop L{id} (line {}) is given a schedule twice", lines[id]),
+            )
+            .with_help("give each loop one --checkpoint"));
+        }
     }
     Ok(out)
 }
@@ -92,5 +110,31 @@ mod tests {
         assert!(parse_one("8=every:0").is_err());
         assert!(parse_one("8=often:3").is_err());
         assert!(parse_one("x=every:3").is_err());
+    }
+
+    /// Two loops on line 3 (a helper inlined twice) and one on line 5.
+    fn three_loops() -> Function {
+        use adjc_ir::{Expr, Loop, Scalar, Span, Stmt, Type, VarRole};
+        let mut f = Function::empty("k", Span::NONE);
+        let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
+        let lp = |line: u32| {
+            let span = Span { line, ..Span::NONE };
+            let l = Loop { var: i, start: Expr::int(0), stop: Expr::int(4), step: Expr::int(1), body: vec![] };
+            Stmt::new(StmtKind::Loop(l), span)
+        };
+        f.body = vec![lp(3), lp(3), lp(5)];
+        f
+    }
+
+    #[test]
+    fn ambiguous_or_repeated_loops_are_errors() {
+        let f = three_loops();
+        let every = |k| Checkpointing::Periodic { every: k };
+        let ok = resolve(&f, &[(LoopRef::Line(5), every(2)), (LoopRef::Id(1), every(3))]).unwrap();
+        assert_eq!(ok.into_iter().collect::<Vec<_>>(), vec![(LoopId(1), every(3)), (LoopId(2), every(2))]);
+        let e = resolve(&f, &[(LoopRef::Line(3), every(2))]).unwrap_err();
+        assert!(e.message.contains("2 sequential loops start on line 3"), "{}", e.message);
+        let e = resolve(&f, &[(LoopRef::Line(5), every(2)), (LoopRef::Id(2), every(3))]).unwrap_err();
+        assert!(e.message.contains("given a schedule twice"), "{}", e.message);
     }
 }
