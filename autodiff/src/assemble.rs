@@ -67,7 +67,7 @@ fn drop_dead_zeroing(b: &mut Block, v: VarId, mut used_after: bool) -> bool {
 }
 
 /// Whether a top-level statement of the primal assigns every element of `y`.
-pub(crate) fn fully_overwritten(body: &Block, f: &Function, y: VarId) -> bool {
+pub(crate) fn fully_overwritten(body: &[Stmt], f: &Function, y: VarId) -> bool {
     let dims = f.var(y).ty.dims().to_vec();
     body.iter().any(|s| match &s.kind {
         StmtKind::Assign { target, .. } => target.var == y && dims.is_empty(),

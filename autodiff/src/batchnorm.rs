@@ -24,12 +24,12 @@
 //!
 //! one pass for the two sums, one for the update, no atomics. It applies under the same
 //! conditions as the softmax rule ([`crate::softmax`]): the four intermediates are read
-//! nowhere else, `x` and `y` are distinct active arrays, the maps are at the top level and
+//! nowhere else and are not parameters, `x` and `y` are distinct active arrays, the maps are at the top level and
 //! none of their targets must be saved; `eps` is a constant.
 
 use crate::reverse::Ad;
 use crate::softmax::{elementwise, full_space, index_is, is_own_load, is_row_load, map_of};
-use crate::util::{same, zero, VarSet};
+use crate::util::{same, zero};
 use adjc_ir::*;
 
 #[derive(Clone, Debug)]
@@ -207,10 +207,9 @@ pub(crate) fn find(body: &Block) -> Vec<(usize, BatchNorm)> {
 impl Ad<'_> {
     /// Forward and reverse code of the batch norm `bn` made of `stmts`, or `None` when
     /// the rule does not apply here.
-    pub fn rev_batchnorm(&mut self, bn: &BatchNorm, stmts: &[Stmt], live: &VarSet) -> Option<(Block, Block)> {
-        let needs_save = stmts.iter().filter_map(|s| s.written_var()).any(|t| live.contains(&t));
-        if needs_save || !self.is_active(bn.x) || !self.is_active(bn.y) || !self.nest.is_empty() || self.cond_depth > 0
-        {
+    /// [`crate::expert`] has checked that nothing needs saving.
+    pub fn rev_batchnorm(&mut self, bn: &BatchNorm, stmts: &[Stmt]) -> Option<(Block, Block)> {
+        if !self.is_active(bn.x) || !self.is_active(bn.y) || !self.nest.is_empty() || self.cond_depth > 0 {
             return None;
         }
         let span = stmts[4].span;

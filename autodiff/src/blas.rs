@@ -139,7 +139,8 @@ impl Ad<'_> {
                 }
             }
             LibOp::Dot => {
-                let seed = Expr::var(ob, self.elem(ob)).mul(alpha.clone());
+                // The output may be an element of an array (a rank-0 view).
+                let seed = Place::element(ob, vo.index_of(&[])).to_expr(self.elem(ob)).mul(alpha.clone());
                 for (k, (x, vx)) in [(a, &va), (b, &vb)].into_iter().enumerate() {
                     let Some(xb) = adj[k] else { continue };
                     let (y, vy) = if k == 0 { (b, &vb) } else { (a, &va) };

@@ -48,7 +48,7 @@
 use crate::nest::Trips;
 use crate::report::{elem_bytes, TapeInfo, TapeKind};
 use crate::reverse::{reversed_range, Ad, Env, R};
-use crate::util::{block_writes, VarSet};
+use crate::util::{block_reads, block_writes, reads, VarSet};
 use adjc_ir::*;
 
 /// A sequential loop of the primal, identified by its index in pre-order among all
@@ -153,17 +153,6 @@ pub(crate) fn loop_addresses(body: &Block) -> Vec<usize> {
     out
 }
 
-/// Variables `b` reads, accumulation targets included.
-pub(crate) fn reads(b: &Block) -> VarSet {
-    let mut out: VarSet = read_vars(b).into_iter().collect();
-    walk_stmts(b, &mut |s| {
-        if let StmtKind::Accumulate { target, .. } = &s.kind {
-            out.insert(target.var);
-        }
-    });
-    out
-}
-
 /// Whether the first top-level statement of `body` that mentions `x` assigns all of it
 /// without reading it: then no value of `x` crosses an iteration boundary.
 fn defined_first(f: &Function, body: &Block, x: VarId) -> bool {
@@ -171,8 +160,7 @@ fn defined_first(f: &Function, body: &Block, x: VarId) -> bool {
         if !crate::util::stmt_mentions(s, x) {
             continue;
         }
-        let one = &vec![s.clone()];
-        return !reads(one).contains(&x) && crate::assemble::fully_overwritten(one, f, x);
+        return !reads(s).contains(&x) && crate::assemble::fully_overwritten(std::slice::from_ref(s), f, x);
     }
     false
 }
@@ -249,7 +237,7 @@ impl Ad<'_> {
 
     /// The loop state of `l`: variables its body writes and reads before writing.
     pub fn loop_state(&self, l: &Loop) -> Vec<VarId> {
-        let r = reads(&l.body);
+        let r = block_reads(&l.body);
         block_writes(&l.body)
             .into_iter()
             // Scalars private to a map iteration never cross a step.
@@ -326,7 +314,7 @@ impl Ad<'_> {
         let outputs: Vec<VarId> =
             self.p.params.iter().filter(|q| q.intent != adjc_ir::Intent::In).map(|q| q.var).collect();
         let writes = block_writes(&l.body);
-        let mut used: Vec<VarId> = writes.iter().copied().chain(reads(&l.body).iter().copied()).collect();
+        let mut used: Vec<VarId> = writes.iter().copied().chain(block_reads(&l.body).iter().copied()).collect();
         used.sort();
         used.dedup();
         let mut total = Expr::int(0);
@@ -452,27 +440,27 @@ impl Ad<'_> {
         snaps
     }
 
-    /// Reverses the body of `l` with `frame` (the tapes' view of the loop around it): the
-    /// taped body, and its adjoint with the recomputations it needs first. Everything the
-    /// body writes is changed by the reverse sweep.
+    /// [`Ad::rev_loop_body`], then marks everything the body writes as changed, because the
+    /// checkpointed reverse sweep runs the body again.
     fn rev_body_in(&mut self, l: &Loop, live: &VarSet, frame: crate::nest::Frame) -> R<(Block, Block)> {
-        let mut entry = live.clone();
-        entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
-        let mut inner = self.loop_fixpoint(l, entry);
-        self.nest.push(frame);
-        let body = self.rev_block(&l.body, Env::Loop, &mut inner);
-        self.nest.pop();
-        let (fb, mut rb) = body?;
-        if !rb.is_empty() {
-            let again = self.recomputations(&l.body, &rb);
-            rb.splice(0..0, again);
-        }
+        let (fb, rb) = self.rev_loop_body(l, live, frame)?;
         for v in block_writes(&l.body) {
             if !matches!(self.p.var(v).role, VarRole::Index) {
                 self.clobber(v);
             }
         }
         Ok((fb, rb))
+    }
+
+    /// `range` run again with the taped body `fb`, then its adjoint `rb` over the same steps
+    /// backwards.
+    fn retaped(&self, range: &Loop, fb: Block, rb: Block, note: &str, span: Span) -> R<Block> {
+        let mut out = vec![Stmt::new(StmtKind::Loop(Loop { body: fb, ..range.clone() }), span).with_note(note)];
+        if !rb.is_empty() {
+            let (start, stop, step) = reversed_range(range, &self.f, span)?;
+            out.push(Stmt::new(StmtKind::Loop(Loop { var: range.var, start, stop, step, body: rb }), span));
+        }
+        Ok(out)
     }
 
     /// A new integer variable of the transform.
@@ -545,26 +533,9 @@ impl Ad<'_> {
         if let Some(first) = rev_seg.first_mut() {
             first.note = Some(format!("checkpoint: back to the state at the start of segment `{}`", self.name(seg)));
         }
-        rev_seg.push(
-            Stmt::new(StmtKind::Loop(Loop { body: fb, ..segl.clone() }), span)
-                .with_note("the segment again, taping what its adjoint needs"),
-        );
-        let (rs, re, rstep) = reversed_range(&segl, &self.f, span)?;
-        if !rb.is_empty() {
-            rev_seg
-                .push(Stmt::new(StmtKind::Loop(Loop { var: l.var, start: rs, stop: re, step: rstep, body: rb }), span));
-        }
-        let rev = Stmt::new(
-            StmtKind::Loop(Loop {
-                var: seg,
-                start: nseg.sub(Expr::int(1)),
-                stop: Expr::int(-1),
-                step: Expr::int(-1),
-                body: rev_seg,
-            }),
-            span,
-        )
-        .with_note(format!("loop `{tname}`{line} reversed segment by segment, last first"));
+        rev_seg.extend(self.retaped(&segl, fb, rb, "the segment again, taping what its adjoint needs", span)?);
+        let rev = countdown(seg, nseg, rev_seg, span)
+            .with_note(format!("loop `{tname}`{line} reversed segment by segment, last first"));
         Ok((save_entry.into_iter().chain([fwd]).collect(), [rev].into_iter().chain(restore_entry).collect()))
     }
 
@@ -763,11 +734,7 @@ impl Ad<'_> {
         body.push(set(capo, at_top.clone()));
         body.push(set(next, v(capo)));
         body.push(advance);
-        body.push(Stmt::new(StmtKind::Loop(Loop { body: fb, ..one.clone() }), span).with_note("the step again, taped"));
-        let (rs, re, rstep) = reversed_range(&one, &self.f, span)?;
-        if !rb.is_empty() {
-            body.push(Stmt::new(StmtKind::Loop(Loop { var: l.var, start: rs, stop: re, step: rstep, body: rb }), span));
-        }
+        body.extend(self.retaped(&one, fb, rb, "the step again, taped", span)?);
         body.push(
             Stmt::new(
                 StmtKind::If {
@@ -779,17 +746,8 @@ impl Ad<'_> {
             )
             .with_note("the snapshot at this step is no longer needed"),
         );
-        let rev = Stmt::new(
-            StmtKind::Loop(Loop {
-                var: turn,
-                start: n.sub(Expr::int(1)),
-                stop: Expr::int(-1),
-                step: Expr::int(-1),
-                body,
-            }),
-            span,
-        )
-        .with_note(format!("loop `{tname}`{line} reversed step by step, last first, on Revolve's schedule"));
+        let rev = countdown(turn, n, body, span)
+            .with_note(format!("loop `{tname}`{line} reversed step by step, last first, on Revolve's schedule"));
         let start = vec![
             set(top, Expr::int(0)).with_note("the one snapshot so far: the state before step 0"),
             Stmt::assign(Place::element(at, vec![Expr::int(0)]), Expr::int(0), span),
@@ -852,6 +810,12 @@ impl Ad<'_> {
             replay_bytes: self.replay_bytes(l, live),
         });
     }
+}
+
+/// `for var = n - 1 down to 0`: the outer sweep of a checkpointed reversal, last part first.
+fn countdown(var: VarId, n: Expr, body: Block, span: Span) -> Stmt {
+    let range = Loop { var, start: n.sub(Expr::int(1)), stop: Expr::int(-1), step: Expr::int(-1), body };
+    Stmt::new(StmtKind::Loop(range), span)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use crate::batchnorm::BatchNorm;
 use crate::reverse::Ad;
 use crate::softmax::Softmax;
-use crate::util::VarSet;
+use crate::util::{writes, VarSet};
 use adjc_ir::{Block, Stmt};
 
 #[derive(Clone, Debug)]
@@ -39,9 +39,19 @@ impl Ad<'_> {
     /// many statements it covers; `None` when it does not apply here.
     pub fn rev_expert(&mut self, rule: &Rule, b: &[Stmt], i: usize, live: &VarSet) -> Option<(usize, Block, Block)> {
         let stmts = b.get(i..i + rule.len())?;
+        // The rules save nothing, and drop the adjoints of the intermediates (every target
+        // but the last statement's): no target may hold a value an adjoint still needs,
+        // and no intermediate may be a parameter, whose adjoint the caller can seed.
+        let (last, inner) = stmts.split_last()?;
+        let intermediates: VarSet = inner.iter().flat_map(writes).collect();
+        if intermediates.iter().chain(&writes(last)).any(|t| live.contains(t))
+            || intermediates.iter().any(|t| self.p.is_param(*t))
+        {
+            return None;
+        }
         let (f, r) = match rule {
-            Rule::Softmax(sm) => self.rev_softmax(sm, stmts, live)?,
-            Rule::BatchNorm(bn) => self.rev_batchnorm(bn, stmts, live)?,
+            Rule::Softmax(sm) => self.rev_softmax(sm, stmts)?,
+            Rule::BatchNorm(bn) => self.rev_batchnorm(bn, stmts)?,
         };
         Some((stmts.len(), f, r))
     }

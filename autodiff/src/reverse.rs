@@ -392,7 +392,7 @@ impl<'p> Ad<'p> {
                     // does not write itself (its state is snapshotted) must keep its value.
                     if self.checkpointing_of(s).is_some() {
                         let w = block_writes(&l.body);
-                        live.extend(crate::checkpoint::reads(&l.body).into_iter().filter(|v| !w.contains(v)));
+                        live.extend(crate::util::block_reads(&l.body).into_iter().filter(|v| !w.contains(v)));
                     }
                 }
             },
@@ -577,6 +577,23 @@ impl<'p> Ad<'p> {
         }
     }
 
+    /// Reverses the body of `l` with `frame` (the tapes' view of the loop around it): the
+    /// taped body, and its adjoint with the recomputations it needs first.
+    pub(crate) fn rev_loop_body(&mut self, l: &Loop, live: &VarSet, frame: Frame) -> R<(Block, Block)> {
+        let mut entry = live.clone();
+        entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
+        let mut inner = self.loop_fixpoint(l, entry);
+        self.nest.push(frame);
+        let body = self.rev_block(&l.body, Env::Loop, &mut inner);
+        self.nest.pop();
+        let (fb, mut rb) = body?;
+        if !rb.is_empty() {
+            let again = self.recomputations(&l.body, &rb);
+            rb.splice(0..0, again);
+        }
+        Ok((fb, rb))
+    }
+
     fn rev_loop(&mut self, s: &Stmt, l: &Loop, live: &VarSet) -> R<(Block, Block)> {
         self.check_loop_bounds(s, l)?;
         if let Some(r) = self.rev_minmax_loop(s)? {
@@ -594,18 +611,8 @@ impl<'p> Ad<'p> {
             return Ok(out);
         }
         let (start, stop, step) = reversed_range(l, &self.f, s.span)?;
-        let mut entry = live.clone();
-        entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
-        let mut inner = self.loop_fixpoint(l, entry);
         let frame = self.frame(l, s.span);
-        self.nest.push(frame);
-        let body = self.rev_block(&l.body, Env::Loop, &mut inner);
-        self.nest.pop();
-        let (fb, mut rb) = body?;
-        if !rb.is_empty() {
-            let again = self.recomputations(&l.body, &rb);
-            rb.splice(0..0, again);
-        }
+        let (fb, rb) = self.rev_loop_body(l, live, frame)?;
         let fwd = Stmt { kind: StmtKind::Loop(Loop { body: fb, ..l.clone() }), ..s.clone() };
         let rev = if rb.is_empty() {
             Vec::new()

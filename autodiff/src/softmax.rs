@@ -23,8 +23,8 @@
 //! to-be-recorded analysis of the statement-wise rules, which is kept, already keeps them
 //! alive). Each iteration owns its row: no atomics, one pass to reduce, one to update.
 //!
-//! It applies only where the result is exact: `m`, `e` and `s` are read nowhere else (so
-//! their adjoints would be nothing but the softmax chain), `x` and `y` are distinct active
+//! It applies only where the result is exact: `m`, `e` and `s` are read nowhere else and
+//! are not parameters (so their adjoints would be nothing but the softmax chain), `x` and `y` are distinct active
 //! arrays, the maps sit at the top level (not in a loop or branch) and none of the four
 //! targets holds a value an adjoint still needs (nothing to save). Anything else is left to
 //! the statement-wise rules, which are correct everywhere.
@@ -211,11 +211,9 @@ pub(crate) fn find(body: &Block) -> Vec<(usize, Softmax)> {
 impl Ad<'_> {
     /// Forward and reverse code of the softmax `sm` made of the statements `stmts`, or
     /// `None` when the rule does not apply here (see the module documentation).
-    pub fn rev_softmax(&mut self, sm: &Softmax, stmts: &[Stmt], live: &crate::util::VarSet) -> Option<(Block, Block)> {
-        let targets = stmts.iter().filter_map(|s| s.written_var());
-        let needs_save = targets.clone().any(|t| live.contains(&t));
-        if needs_save || !self.is_active(sm.x) || !self.is_active(sm.y) || !self.nest.is_empty() || self.cond_depth > 0
-        {
+    /// [`crate::expert`] has checked that nothing needs saving.
+    pub fn rev_softmax(&mut self, sm: &Softmax, stmts: &[Stmt]) -> Option<(Block, Block)> {
+        if !self.is_active(sm.x) || !self.is_active(sm.y) || !self.nest.is_empty() || self.cond_depth > 0 {
             return None;
         }
         let span = stmts[3].span;

@@ -236,3 +236,18 @@ fn library_calls_have_library_call_adjoints() {
     // No element loops other than the dot adjoint, the seed scaling and the tape copies.
     assert!(!t.contains("loop"), "{t}");
 }
+
+#[test]
+fn softmax_with_an_intermediate_as_output() {
+    // The expert rule ignores the adjoints of e, the max and the sum: it must not apply
+    // when the caller seeds one of them.
+    for exposed in ["none", "ret", "e", "mx", "s"] {
+        check(&k::softmax_exposed(exposed), &[n(3), m(4)]);
+    }
+}
+
+#[test]
+fn dot_into_array_elements() {
+    let t = text(&check(&k::dot_into_elements(), &[n(4), ("K", Value::Int(3))]));
+    assert!(t.contains("y_b[i] = y_b[i] * 0.5"), "{t}");
+}

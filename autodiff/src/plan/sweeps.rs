@@ -2,7 +2,7 @@
 //! sweeps as one sequence of timeline points, which local arrays may be allocated over
 //! their lifetime, and which temporaries the reverse sweep can recompute.
 
-use crate::util::{reads, stmt_mentions, writes};
+use crate::util::{reads, stmt_mentions, writes, VarSet};
 use adjc_ir::{Function, Stmt, StmtKind, VarId, VarRole};
 
 /// Where the two sweeps sit in the adjoint body.
@@ -69,8 +69,10 @@ pub(crate) struct Temp {
 /// Every placeable primal array the reverse sweep reads, in order of definition.
 pub(crate) fn temps(f: &Function, sw: &Sweeps) -> Vec<Temp> {
     let n = sw.fwd.len();
-    let rev_writes: crate::util::VarSet = sw.rev.iter().flat_map(writes).collect();
-    let all_writes = |v: VarId| rev_writes.contains(&v) || sw.fwd.iter().any(|s| writes(s).contains(&v));
+    // Written sets of every forward statement, computed once: each candidate asks them again.
+    let fwd_writes: Vec<VarSet> = sw.fwd.iter().map(writes).collect();
+    let rev_writes: VarSet = sw.rev.iter().flat_map(writes).collect();
+    let all_writes = |v: VarId| rev_writes.contains(&v) || fwd_writes.iter().any(|w| w.contains(&v));
     let mut out = Vec::new();
     for v in 0..f.vars.len() {
         let v = VarId(v as u32);
@@ -82,15 +84,14 @@ pub(crate) fn temps(f: &Function, sw: &Sweeps) -> Vec<Temp> {
         let (Some(&last_fwd), Some(&first_rev)) = (fwd_at.last(), rev_at.first()) else {
             continue;
         };
-        let defs: Vec<usize> = fwd_at.iter().copied().filter(|&p| writes(&sw.fwd[p]).contains(&v)).collect();
+        let defs: Vec<usize> = fwd_at.iter().copied().filter(|&p| fwd_writes[p].contains(&v)).collect();
         let mut store_only = None;
         let mut deps = Vec::new();
         if rev_writes.contains(&v) {
             store_only = Some("the reverse sweep restores it".to_string());
         } else if defs.is_empty() {
             store_only = Some("no forward statement defines it".to_string());
-        } else if let Some(&p) = defs.iter().find(|&&p| writes(&sw.fwd[p]).iter().any(|w| *w != v && !is_index(f, *w)))
-        {
+        } else if let Some(&p) = defs.iter().find(|&&p| fwd_writes[p].iter().any(|w| *w != v && !is_index(f, *w))) {
             store_only = Some(format!("line {} also writes other variables", sw.fwd[p].span.line));
         } else if defs.iter().any(|&p| has_call(&sw.fwd[p])) {
             store_only = Some("its definition is a library call".to_string());
@@ -103,7 +104,7 @@ pub(crate) fn temps(f: &Function, sw: &Sweeps) -> Vec<Temp> {
                         continue;
                     }
                     let first_def = defs[0];
-                    let settled = !rev_writes.contains(&r) && (first_def..n).all(|p| !writes(&sw.fwd[p]).contains(&r));
+                    let settled = !rev_writes.contains(&r) && (first_def..n).all(|p| !fwd_writes[p].contains(&r));
                     if placeable(f, r) && settled {
                         if !deps.contains(&r) {
                             deps.push(r);

@@ -561,6 +561,76 @@ pub fn softmax() -> Function {
     b.finish(body)
 }
 
+/// Softmax into `ret` through `e = exp(x - max)` and `s = sum(e)`, with `exp_out`
+/// (`e`, or the max or the sum) an output of its own whose adjoint the caller seeds, or
+/// (`"ret"`) `ret` holding `x * x` before, which `sq = ret * ret` reads.
+pub fn softmax_exposed(exp_out: &str) -> Function {
+    let mut b = B::new("softmax_exposed");
+    let (nn, mm) = (b.size("N"), b.size("M"));
+    let x = b.param("x", array(Scalar::F64, vec![b.v(nn), b.v(mm)]), Intent::In);
+    let ret = b.ret("ret", array(Scalar::F64, vec![b.v(nn), b.v(mm)]));
+    let full = |b: &B| array(Scalar::F64, vec![b.v(nn), b.v(mm)]);
+    let row = |b: &B| array(Scalar::F64, vec![b.v(nn), int(1)]);
+    let mut local = Vec::new();
+    let mut var = |b: &mut B, name: &str, ty: adjc_ir::Type| {
+        if name == exp_out {
+            b.param(name, ty, Intent::Out)
+        } else {
+            let v = b.local(name, ty);
+            local.push(v);
+            v
+        }
+    };
+    let e_ty = full(&b);
+    let e = var(&mut b, "e", e_ty);
+    let mx_ty = row(&b);
+    let mx = var(&mut b, "mx", mx_ty);
+    let s_ty = row(&b);
+    let s = var(&mut b, "s", s_ty);
+    let (i, j, k) = (b.index("i"), b.index("j"), b.index("k"));
+    let rows = |b: &B| vec![(i, int(0), b.v(nn)), (j, int(0), int(1))];
+    let all = |b: &B| vec![(i, int(0), b.v(nn)), (j, int(0), b.v(mm))];
+    let reduce = |b: &B, t: VarId, init: f64, op: AccOp, src: VarId| {
+        map(
+            rows(b),
+            vec![
+                assign(at(t, vec![b.v(i), b.v(j)]), f64c(init)),
+                lp(
+                    k,
+                    int(0),
+                    b.v(mm),
+                    1,
+                    vec![acc(at(t, vec![b.v(i), b.v(j)]), op, b.ld(src, vec![b.v(i), b.v(k)]), false)],
+                ),
+            ],
+        )
+    };
+    let mut body: Vec<Stmt> = local.iter().map(|v| alloc(*v)).collect();
+    if exp_out == "ret" {
+        let sq = b.param("sq", full(&b), Intent::Out);
+        let own = |b: &B, v: VarId| b.ld(v, vec![b.v(i), b.v(j)]);
+        body.push(map(all(&b), vec![assign(at(ret, vec![b.v(i), b.v(j)]), own(&b, x) * own(&b, x))]));
+        body.push(map(all(&b), vec![assign(at(sq, vec![b.v(i), b.v(j)]), own(&b, ret) * own(&b, ret))]));
+    }
+    body.extend([
+        reduce(&b, mx, f64::NEG_INFINITY, AccOp::Max, x),
+        map(
+            all(&b),
+            vec![assign(
+                at(e, vec![b.v(i), b.v(j)]),
+                exp(b.ld(x, vec![b.v(i), b.v(j)]) - b.ld(mx, vec![b.v(i), int(0)])),
+            )],
+        ),
+        reduce(&b, s, 0.0, AccOp::Add, e),
+        map(
+            all(&b),
+            vec![assign(at(ret, vec![b.v(i), b.v(j)]), b.ld(e, vec![b.v(i), b.v(j)]) / b.ld(s, vec![b.v(i), int(0)]))],
+        ),
+    ]);
+    body.extend(local.iter().map(|v| free(*v)));
+    b.finish(body)
+}
+
 /// `ret[1:-1] = x[1:-1] ** 2`: an output written only in part.
 pub fn partial_output() -> Function {
     let mut b = B::new("partial");
@@ -830,6 +900,33 @@ pub fn blas_chain() -> Function {
             0.0,
         ),
     ];
+    b.finish(body)
+}
+
+/// `for i: y[i] = 2 A[i, :] . x + 0.5 y[i]`: dots into elements of an array, whose
+/// adjoints seed from (and scale) elements of `y_b`.
+pub fn dot_into_elements() -> Function {
+    let mut b = B::new("dot_rows");
+    let (nn, kk) = (b.size("N"), b.size("K"));
+    let a = b.param("A", array(Scalar::F64, vec![b.v(nn), b.v(kk)]), Intent::In);
+    let x = b.param("x", array(Scalar::F64, vec![b.v(kk)]), Intent::In);
+    let y = b.param("y", array(Scalar::F64, vec![b.v(nn)]), Intent::InOut);
+    let i = b.index("i");
+    let row = View { start: vec![b.v(i).0, Expr::int(0)], axes: vec![1], extents: vec![b.v(kk).0] };
+    let yi = View { start: vec![b.v(i).0], axes: vec![], extents: vec![] };
+    let dot = Stmt::new(
+        StmtKind::Call(LibCall {
+            op: LibOp::Dot,
+            out: y,
+            out_view: yi,
+            args: vec![a, x],
+            arg_views: vec![row, View::whole(b.f.var(x).ty.dims())],
+            alpha: f64c(2.0).0,
+            beta: f64c(0.5).0,
+        }),
+        Span::NONE,
+    );
+    let body = vec![lp(i, int(0), b.v(nn), 1, vec![dot])];
     b.finish(body)
 }
 
