@@ -69,8 +69,10 @@ pub(crate) fn function_doc(
     out.push(" * Returns ADJC_OK (0) on success.".into());
     for a in &f.assumptions {
         let (l, r) = (cexpr::expr(&cx, &a.lhs), cexpr::expr(&cx, &a.rhs));
+        let guard = a.guard.as_ref().map(|g| format!("{} and ", cexpr::expr(&cx, g))).unwrap_or_default();
         out.push(format!(
-            " * Returns ADJC_ERR_SHAPE when {l} != {r} ({}), before writing anything.",
+            " * Returns ADJC_ERR_SHAPE when {guard}{l} {} {r} ({}), before writing anything.",
+            a.rel.negated_symbol(),
             comment_text(&a.what)
         ));
     }

@@ -138,7 +138,12 @@ pub(crate) fn build(
     let mut checks = Vec::new();
     for a in &f.assumptions {
         let (l, r) = (cexpr::expr(&cx, &a.lhs), cexpr::expr(&cx, &a.rhs));
-        checks.push(format!("    if ({l} != {r}) return ADJC_ERR_SHAPE; {}", quote.line(a.span.line)));
+        let fails = format!("{l} {} {r}", a.rel.negated_symbol());
+        let test = match &a.guard {
+            Some(g) => format!("({}) && {fails}", cexpr::expr(&cx, g)),
+            None => fails,
+        };
+        checks.push(format!("    if ({test}) return ADJC_ERR_SHAPE; {}", quote.line(a.span.line)));
     }
 
     // Parameters the code never mentions would trip -Wunused-parameter.

@@ -127,6 +127,7 @@ pub fn compact_vars(f: &mut Function, keep: &dyn Fn(VarId) -> bool) {
     for a in f.assumptions.iter_mut() {
         a.lhs = remap_expr(&a.lhs, &fv);
         a.rhs = remap_expr(&a.rhs, &fv);
+        a.guard = a.guard.as_ref().map(|g| remap_expr(g, &fv));
     }
     rewrite_block(&mut f.body, &|e| e.clone(), &fv);
 }

@@ -20,9 +20,10 @@
 //!   the function — parameters, locals, loop indices, temporaries, tapes — lives in the
 //!   function's variable arena `vars` and is named by a [`VarId`]. A `VarId` is only
 //!   meaningful inside the function that owns it.
-//! * [`Assumption`]s of a function: size equalities only known at run time (`K == M` for
-//!   `A @ x`), checked on entry by the generated code, which returns a shape error code
-//!   before anything is written when one does not hold.
+//! * [`Assumption`]s of a function: preconditions on the sizes only known at run time
+//!   (`K == M` for `A @ x`, `m <= n` for `x[i + 1]` in `range(m)` with `x` of extent `n`),
+//!   checked on entry by the generated code, which returns a shape error code before
+//!   anything is written when one does not hold.
 //! * [`Type`]: either a [`Scalar`] (`f32`, `f64`, `i64`, `bool`) or an array of scalars
 //!   with a **symbolic shape**: one [`Dim`] per axis, each a lower bound and an extent, both
 //!   integer [`Expr`]s over size parameters and integer parameters (never over loop
@@ -64,7 +65,8 @@
 //!    entry, freed on return) and runs one inside a [`StmtKind::Section`] where it stands
 //!    (memory plans give arrays their lifetimes this way; an array may then be allocated
 //!    and freed more than once).
-//! 7. Both sides of every [`Assumption`] are `i64` expressions over parameters.
+//! 7. Both sides of every [`Assumption`] are `i64` expressions over parameters; its guard,
+//!    if any, a `bool` expression over parameters.
 //!
 //! ## Who produces and consumes what
 //!
@@ -280,17 +282,60 @@ pub struct Function {
     pub assumptions: Vec<Assumption>,
 }
 
-/// A size equality the source requires but the frontend cannot prove at transpile time,
-/// such as the inner extents `K == M` of `A @ x` with `A: float64[N, K]`, `x: float64[M]`.
-/// The generated function returns a shape error code when `lhs != rhs` on entry, so the
-/// body may assume it. Both sides are `i64` expressions over parameters only (like
-/// extents); `what` says which source construct requires it (quoted in the C comment).
+/// A precondition on the sizes that the source requires but the frontend cannot prove at
+/// transpile time: the inner extents `K == M` of `A @ x` with `A: float64[N, K]`,
+/// `x: float64[M]`, or the range of an index (`x[i + 1]` in `for i in range(m)` needs
+/// `m <= n` for `x` of extent `n`, as NumPy raises `IndexError` otherwise). The generated
+/// function returns a shape error code on entry when `guard` holds (or there is none) and
+/// `lhs rel rhs` does not, so the body may assume it. All three are expressions over
+/// parameters only (like extents): `lhs` and `rhs` are `i64`, `guard` is `bool` (an index
+/// check is guarded by "the loops around the access run at least once"). `what` says which
+/// source construct requires it (quoted in the C comment).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assumption {
     pub lhs: Expr,
+    pub rel: Relation,
     pub rhs: Expr,
+    pub guard: Option<Expr>,
     pub span: Span,
     pub what: String,
+}
+
+/// How the two sides of an [`Assumption`] compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Relation {
+    Eq,
+    Le,
+    Lt,
+}
+
+impl Relation {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Relation::Eq => "==",
+            Relation::Le => "<=",
+            Relation::Lt => "<",
+        }
+    }
+    /// The C operator of the negation (the failing case).
+    pub fn negated_symbol(self) -> &'static str {
+        match self {
+            Relation::Eq => "!=",
+            Relation::Le => ">",
+            Relation::Lt => ">=",
+        }
+    }
+}
+
+impl Assumption {
+    /// `lhs == rhs`, unguarded.
+    pub fn equal(lhs: Expr, rhs: Expr, span: Span, what: impl Into<String>) -> Assumption {
+        Assumption { lhs, rel: Relation::Eq, rhs, guard: None, span, what: what.into() }
+    }
+    /// Every expression of the assumption (sides and guard).
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        [&self.lhs, &self.rhs].into_iter().chain(self.guard.as_ref())
+    }
 }
 
 impl Function {

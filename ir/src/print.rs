@@ -73,10 +73,12 @@ pub fn print_function(f: &Function) -> String {
         let _ = writeln!(out, "  # {note}");
     }
     for a in &f.assumptions {
+        let guard = a.guard.as_ref().map(|g| format!("if {}: ", expr_str(f, g))).unwrap_or_default();
         let _ = writeln!(
             out,
-            "  assume {} == {}  # {}, line {}",
+            "  assume {guard}{} {} {}  # {}, line {}",
             expr_str(f, &a.lhs),
+            a.rel.symbol(),
             expr_str(f, &a.rhs),
             a.what,
             a.span.line

@@ -52,9 +52,13 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
         }
     }
     for a in &f.assumptions {
-        for e in [&a.lhs, &a.rhs] {
+        for e in a.exprs() {
             v.expr(e)?;
-            if e.ty != Scalar::I64 {
+            let is_guard = a.guard.as_ref().is_some_and(|g| std::ptr::eq(g, e));
+            if is_guard && e.ty != Scalar::Bool {
+                return v.err(format!("the guard of assumption `{}` is not a condition", a.what));
+            }
+            if !is_guard && e.ty != Scalar::I64 {
                 return v.err(format!("assumption `{}` compares non-integers", a.what));
             }
             if let Some(u) = e.vars().into_iter().find(|u| !f.is_param(*u)) {
@@ -446,7 +450,7 @@ mod tests {
     fn assumptions_compare_parameters_only() {
         let mut f = sample();
         let n = Expr::var(VarId(0), Scalar::I64);
-        let assume = |lhs: Expr, rhs: Expr| Assumption { lhs, rhs, span: Span::NONE, what: "A @ x".into() };
+        let assume = |lhs: Expr, rhs: Expr| Assumption::equal(lhs, rhs, Span::NONE, "A @ x");
         f.assumptions.push(assume(n.clone(), Expr::int(3)));
         validate(&f).unwrap();
         assert!(print::print_function(&f).contains("assume N == 3  # A @ x"));

@@ -148,7 +148,7 @@ impl Lowerer<'_> {
         if !self.shapes.checkable(a, b, &|v| f.is_param(v)) {
             return false;
         }
-        self.f.assumptions.push(Assumption { lhs: a.clone(), rhs: b.clone(), span, what });
+        self.f.assumptions.push(Assumption::equal(a.clone(), b.clone(), span, what));
         true
     }
 

@@ -28,8 +28,12 @@ impl Lowerer<'_> {
         for mut a in std::mem::take(&mut self.f.assumptions) {
             a.lhs = fe(&a.lhs);
             a.rhs = fe(&a.rhs);
-            if !shapes.same(&a.lhs, &a.rhs)
-                && !assumptions.iter().any(|b: &Assumption| b.lhs == a.lhs && b.rhs == a.rhs)
+            a.guard = a.guard.as_ref().map(&fe);
+            let trivial = a.rel == Relation::Eq && a.guard.is_none() && shapes.same(&a.lhs, &a.rhs);
+            if !trivial
+                && !assumptions
+                    .iter()
+                    .any(|b: &Assumption| b.lhs == a.lhs && b.rhs == a.rhs && b.rel == a.rel && b.guard == a.guard)
             {
                 assumptions.push(a);
             }
@@ -49,8 +53,9 @@ impl Lowerer<'_> {
         used.extend(self.src_params.iter().copied());
         used.extend(self.rets.iter().copied());
         for a in &self.f.assumptions {
-            used.extend(a.lhs.vars());
-            used.extend(a.rhs.vars());
+            for e in a.exprs() {
+                used.extend(e.vars());
+            }
         }
         let typed: Vec<VarId> = used.iter().copied().collect();
         for v in typed {
