@@ -8,9 +8,11 @@
 //! Shared pieces (`sym`, the integer normaliser; `irutil`, whole-function rewriting) are
 //! language-independent and used by both frontends.
 
+mod bounds;
 pub mod fortran;
 mod irutil;
 pub mod python;
+mod ranges;
 mod sym;
 mod ts;
 

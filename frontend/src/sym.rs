@@ -189,6 +189,23 @@ impl Lin {
         Some(r)
     }
 
+    /// The non-linear atoms with their coefficients.
+    pub fn opaque_terms(&self) -> Vec<(Expr, i64)> {
+        self.terms
+            .iter()
+            .filter_map(|(a, k)| match a {
+                Atom::Opaque(key) => self.opaque.get(key).map(|e| (e.clone(), *k)),
+                Atom::Var(_) => None,
+            })
+            .collect()
+    }
+
+    /// Removes the non-linear atoms (see [`Lin::opaque_terms`]).
+    pub fn drop_opaque(&mut self) {
+        self.terms.retain(|a, _| matches!(a, Atom::Var(_)));
+        self.opaque.clear();
+    }
+
     /// Removes variable `v` and returns its coefficient.
     pub fn take(&mut self, v: VarId) -> i64 {
         self.terms.remove(&Atom::Var(v)).unwrap_or(0)

@@ -328,7 +328,11 @@ impl Lowerer<'_> {
                         Val::None => out.push(Item::NewAxis),
                         Val::Scalar(_) => {
                             let e = self.int_value(v, it, "an array index")?;
-                            out.push(Item::Index(e));
+                            if e.as_int().is_some() || self.never_negative(&e) {
+                                out.push(Item::Index(e));
+                            } else {
+                                out.push(Item::Computed(e));
+                            }
                         }
                         Val::Array(a) if a.elem == Scalar::Bool => {
                             if allow_mask && items.len() == 1 {

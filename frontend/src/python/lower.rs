@@ -155,6 +155,9 @@ pub(super) struct Lowerer<'m> {
     /// Span of the statement being lowered.
     pub span: Span,
     pub const_depth: usize,
+    /// Ranges of the `for` loops around the statement being lowered (outermost first),
+    /// to tell indices that can be negative from those that cannot.
+    pub loop_ranges: Vec<crate::ranges::LoopRange>,
 }
 
 impl<'m> Lowerer<'m> {
@@ -331,6 +334,7 @@ impl<'m> Lowerer<'m> {
             inferred_notes: Vec::new(),
             span: entry.span,
             const_depth: 0,
+            loop_ranges: Vec::new(),
         };
         // Declared types: argument specs first, then annotations.
         let mut declared: Vec<Option<TypeSpec>> = Vec::new();
@@ -920,6 +924,9 @@ impl<'m> Lowerer<'m> {
         }
         let iv = self.f.add_var(var, Type::Scalar(Scalar::I64), VarRole::Index, var_span);
         self.index_names.push(var.to_string());
+        let ranged = step.as_int().map(|st| crate::ranges::LoopRange::of_range(iv, &start, &stop, st));
+        let pushed = ranged.is_some();
+        self.loop_ranges.extend(ranged);
         let before = self.scope().env.clone();
         {
             let sc = self.scope_mut();
@@ -929,6 +936,9 @@ impl<'m> Lowerer<'m> {
         }
         let r = self.with_block(|lw| lw.lower_block(body));
         self.index_names.pop();
+        if pushed {
+            self.loop_ranges.pop();
+        }
         let watch = {
             let sc = self.scope_mut();
             sc.depth -= 1;
@@ -1130,6 +1140,14 @@ impl<'m> Lowerer<'m> {
     }
 
     /// An integer-valued scalar (bools are widened), or a diagnostic naming `what`.
+    /// Whether integer expression `e` is never negative in the loops being lowered
+    /// (array extents are non-negative; other parameters may have either sign).
+    pub fn never_negative(&self, e: &Expr) -> bool {
+        let fixed = |v: VarId| self.sizes.contains(&v) || self.src_params.contains(&v);
+        let nonneg = |v: VarId| self.sizes.contains(&v);
+        crate::ranges::never_negative(e, &self.loop_ranges, &fixed, &nonneg)
+    }
+
     pub fn int_value(&mut self, v: Val, e: &Ex, what: &str) -> R<Expr> {
         let sv = match v {
             Val::Scalar(sv) => sv,

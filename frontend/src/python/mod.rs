@@ -134,7 +134,12 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
             lw.finish()
         });
         match attempt {
-            Ok(f) => {
+            Ok(mut f) => {
+                // NumPy's negative indices, then the entry checks that keep every index
+                // inside its array.
+                let checks = crate::bounds::index_checks(&f)?;
+                f.assumptions.extend(checks);
+                crate::bounds::peel_negative_indices(&mut f);
                 if let Err(e) = adjc_ir::validate::validate(&f) {
                     return Err(Diagnostic::error(
                         e.span,

@@ -203,6 +203,9 @@ impl Arr {
 #[derive(Clone, Debug)]
 pub enum Item {
     Index(Expr),
+    /// A computed index that may be negative (`x[i - 1]` with `i` from 0): NumPy counts it
+    /// from the end of the axis, so it is lowered to a wrapped index (`bounds::wrap_index`).
+    Computed(Expr),
     Slice {
         start: Option<Expr>,
         stop: Option<Expr>,
@@ -225,7 +228,7 @@ fn wrap(v: Expr, extent: &Expr) -> Expr {
 /// NumPy basic indexing of a lazy array (the result has rank 0 when every axis is
 /// indexed by an integer).
 pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
-    let consuming = items.iter().filter(|i| matches!(i, Item::Index(_) | Item::Slice { .. })).count();
+    let consuming = items.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
     let ellipses = items.iter().filter(|i| matches!(i, Item::Ellipsis)).count();
     if ellipses > 1 {
         return Err("an index can only have a single ellipsis (`...`)".into());
@@ -249,7 +252,7 @@ pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
             expanded.push(it.clone());
         }
     }
-    let mut used = expanded.iter().filter(|i| matches!(i, Item::Index(_) | Item::Slice { .. })).count();
+    let mut used = expanded.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
     while used < arr.rank() {
         expanded.push(Item::Slice { start: None, stop: None, step: 1 });
         used += 1;
@@ -271,6 +274,10 @@ pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
             Item::Mask(_) => return Err("boolean masks are only supported as assignment targets".into()),
             Item::Index(e) => {
                 old_map.push(wrap(e, &arr.shape[d]));
+                d += 1;
+            }
+            Item::Computed(e) => {
+                old_map.push(crate::bounds::wrap_index(e, &arr.shape[d]));
                 d += 1;
             }
             Item::Slice { start, stop, step } => {

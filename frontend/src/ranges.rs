@@ -1,0 +1,187 @@
+//! Ranges of integer index expressions over a loop nest: the smallest and largest value an
+//! index takes while the loops around it run, as expressions of the parameters.
+//!
+//! The Python frontend uses them twice: to tell a computed index that can never be
+//! negative (`x[i - 1]` in `range(1, n)`) from one that can (`x[i - 1]` in `range(n)`,
+//! which NumPy reads as `x[-1]`, the last element), and to state the checks a generated
+//! function makes on entry so that no index leaves its array (`bounds`).
+//!
+//! Bounding works on the linear part first, eliminating loop variables innermost first
+//! (each replaced by the end of its range that maximises or minimises the expression), so
+//! correlated terms cancel (`j - i` with `j < i` is at most `-1`). Non-linear parts are
+//! bounded by interval rules: `a // k` and `min`/`max` are monotone, `a % d` lies in
+//! `[0, d - 1]`. The result is exact for rectangular nests with unit steps and a valid
+//! bound otherwise (triangular nests, steps); `None` when the expression reads something
+//! that is neither a loop variable nor fixed for the whole call (a parameter).
+
+use crate::sym::{self, Lin};
+use adjc_ir::{BinOp, Expr, ExprKind, Intrinsic, Loop, MapDim, Scalar, VarId};
+
+/// The values a loop variable takes: `lo ..= hi` when the loop runs at least once, which
+/// `runs` states (over outer loop variables and parameters).
+#[derive(Clone, Debug)]
+pub struct LoopRange {
+    pub var: VarId,
+    pub lo: Expr,
+    pub hi: Expr,
+    pub runs: Expr,
+}
+
+impl LoopRange {
+    /// The range of a `range(start, stop, step)` loop; `None` for a step that is not a
+    /// constant.
+    pub fn of_loop(l: &Loop) -> Option<LoopRange> {
+        let step = l.step.as_int().filter(|s| *s != 0)?;
+        Some(LoopRange::of_range(l.var, &l.start, &l.stop, step))
+    }
+
+    pub fn of_range(var: VarId, start: &Expr, stop: &Expr, step: i64) -> LoopRange {
+        let canon = |e: Expr| sym::canon(&e);
+        if step > 0 {
+            let hi = if step == 1 {
+                canon(stop.clone().sub(Expr::int(1)))
+            } else {
+                // The last value taken, `start + step * ((stop - 1 - start) // step)`.
+                let span = canon(stop.clone().sub(Expr::int(1)).sub(start.clone()));
+                canon(start.clone().add(Expr::int(step).mul(Expr::binary(BinOp::FloorDiv, span, Expr::int(step)))))
+            };
+            LoopRange { var, lo: start.clone(), hi, runs: Expr::binary(BinOp::Lt, start.clone(), stop.clone()) }
+        } else {
+            let t = -step;
+            let lo = if t == 1 {
+                canon(stop.clone().add(Expr::int(1)))
+            } else {
+                let span = canon(start.clone().sub(stop.clone()).sub(Expr::int(1)));
+                canon(start.clone().sub(Expr::int(t).mul(Expr::binary(BinOp::FloorDiv, span, Expr::int(t)))))
+            };
+            LoopRange { var, lo, hi: start.clone(), runs: Expr::binary(BinOp::Gt, start.clone(), stop.clone()) }
+        }
+    }
+
+    pub fn of_map_dim(d: &MapDim) -> LoopRange {
+        LoopRange::of_range(d.var, &d.start, &d.stop, 1)
+    }
+}
+
+/// The largest (`upper`) or smallest value of `e` while the loops run (outermost first),
+/// as an expression of variables accepted by `fixed`; `None` when `e` cannot be bounded.
+pub fn bound(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool) -> Option<Expr> {
+    bound_depth(e, loops, upper, fixed, 0)
+}
+
+/// Recursion guard for hostile input (bounds of bounds of ...).
+const MAX_DEPTH: usize = 48;
+
+fn is_loop_var(loops: &[LoopRange], v: VarId) -> Option<usize> {
+    loops.iter().position(|l| l.var == v)
+}
+
+fn bound_depth(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool, depth: usize) -> Option<Expr> {
+    if depth > MAX_DEPTH || e.ty != Scalar::I64 {
+        return None;
+    }
+    let mut lin = Lin::from_expr(e);
+    // Innermost loop first: its bounds may mention outer loop variables, which are
+    // eliminated later.
+    for k in (0..=loops.len()).rev() {
+        lin = bound_opaque(lin, &loops[..k], upper, fixed, depth)?;
+        if k == 0 {
+            break;
+        }
+        let l = &loops[k - 1];
+        let c = lin.take(l.var);
+        if c != 0 {
+            let end = if (c > 0) == upper { &l.hi } else { &l.lo };
+            lin = lin.add(&Lin::from_expr(end).scale(c)?)?;
+        }
+    }
+    if lin.vars().iter().any(|v| is_loop_var(loops, *v).is_some() || !fixed(*v)) {
+        return None;
+    }
+    Some(lin.to_expr())
+}
+
+/// Replaces each non-linear atom that mentions a variable of `loops` by its bound.
+fn bound_opaque(
+    mut lin: Lin,
+    loops: &[LoopRange],
+    upper: bool,
+    fixed: &dyn Fn(VarId) -> bool,
+    depth: usize,
+) -> Option<Lin> {
+    let atoms = lin.opaque_terms();
+    if atoms.iter().all(|(a, _)| !a.vars().iter().any(|v| is_loop_var(loops, *v).is_some())) {
+        return Some(lin);
+    }
+    lin.drop_opaque();
+    for (a, k) in atoms {
+        let b = if a.vars().iter().any(|v| is_loop_var(loops, *v).is_some()) {
+            bound_atom(&a, loops, (k > 0) == upper, fixed, depth + 1)?
+        } else {
+            a
+        };
+        lin = lin.add(&Lin::from_expr(&b).scale(k)?)?;
+    }
+    Some(lin)
+}
+
+/// Interval rules for the non-linear forms indices take.
+fn bound_atom(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool, depth: usize) -> Option<Expr> {
+    let rec = |x: &Expr, up: bool| bound_depth(x, loops, up, fixed, depth + 1);
+    let free_of_loops = |x: &Expr| x.vars().iter().all(|v| is_loop_var(loops, *v).is_none() && fixed(*v));
+    match &e.kind {
+        ExprKind::Binary(BinOp::FloorDiv, a, d) if d.as_int().is_some_and(|k| k > 0) => {
+            Some(Expr::binary(BinOp::FloorDiv, rec(a, upper)?, (**d).clone()))
+        }
+        // Python's `%` with a positive divisor lies in `[0, d - 1]`.
+        ExprKind::Binary(BinOp::Mod, _, d) if free_of_loops(d) => {
+            if upper {
+                Some(sym::canon(&(**d).clone().sub(Expr::int(1))))
+            } else {
+                Some(Expr::int(0))
+            }
+        }
+        ExprKind::Call(f @ (Intrinsic::Min | Intrinsic::Max), args) if args.len() == 2 => {
+            let (a, b) = (rec(&args[0], upper)?, rec(&args[1], upper)?);
+            Some(Expr::call(*f, vec![a, b], Scalar::I64))
+        }
+        ExprKind::Select(_, a, b) => {
+            let (a, b) = (rec(a, upper)?, rec(b, upper)?);
+            let f = if upper { Intrinsic::Max } else { Intrinsic::Min };
+            Some(min_max(f, a, b))
+        }
+        _ => None,
+    }
+}
+
+/// `min(a, b)` / `max(a, b)`, decided when the two differ by a constant.
+pub fn min_max(f: Intrinsic, a: Expr, b: Expr) -> Expr {
+    if let Some(d) = Lin::from_expr(&b).sub(&Lin::from_expr(&a)).and_then(|l| l.as_const()) {
+        let a_wins = if f == Intrinsic::Min { d >= 0 } else { d <= 0 };
+        return if a_wins { a } else { b };
+    }
+    Expr::call(f, vec![a, b], Scalar::I64)
+}
+
+/// `a - b` when it is a constant.
+pub fn const_diff(a: &Expr, b: &Expr) -> Option<i64> {
+    Lin::from_expr(a).sub(&Lin::from_expr(b)).and_then(|l| l.as_const())
+}
+
+/// Whether `e` is never negative while the loops run. Variables accepted by `nonneg`
+/// (array extents) are non-negative; other variables must be loop variables or `fixed`.
+pub fn never_negative(
+    e: &Expr,
+    loops: &[LoopRange],
+    fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
+) -> bool {
+    let Some(low) = bound(e, loops, false, fixed) else {
+        return false;
+    };
+    let lin = Lin::from_expr(&low);
+    if lin.has_opaque() || lin.c < 0 {
+        return false;
+    }
+    lin.vars().iter().all(|v| nonneg(*v) && lin.coeff(*v) > 0)
+}
