@@ -165,7 +165,9 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
         (sym::canon(&l.stop.clone().add(Expr::int(1))), sym::canon(&l.start.clone().add(Expr::int(1))))
     };
     // Thresholds outside [lo, hi) cut nothing.
-    cuts.retain(|t| !matches!(const_diff(t, &lo), Some(d) if d <= 0) && !matches!(const_diff(t, &hi), Some(d) if d >= 0));
+    cuts.retain(|t| {
+        !matches!(const_diff(t, &lo), Some(d) if d <= 0) && !matches!(const_diff(t, &hi), Some(d) if d >= 0)
+    });
     let comparable = cuts.iter().all(|a| cuts.iter().all(|b| const_diff(a, b).is_some()));
     if !splittable || !comparable || cuts.len() > MAX_CUTS {
         // Keep the branch; still split the loops inside.
@@ -190,7 +192,9 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
     points.push(hi.clone());
     let pieces = cuts.len() + 1;
     let resolve = |j: usize, x: &Expr, wrapped: &Expr, plain: &Expr, var: VarId| -> Expr {
-        let Some(th) = threshold(x, var, &inner) else { return Expr::select(Expr::binary(BinOp::Lt, x.clone(), Expr::int(0)), wrapped.clone(), plain.clone()) };
+        let Some(th) = threshold(x, var, &inner) else {
+            return Expr::select(Expr::binary(BinOp::Lt, x.clone(), Expr::int(0)), wrapped.clone(), plain.clone());
+        };
         let neg = match cuts.iter().position(|c| const_diff(c, &th.t) == Some(0)) {
             // Piece j lies below cut m (1-based) iff j < m.
             Some(m) => (j < m + 1) == th.below,
@@ -212,11 +216,7 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
     }
     let mut out = Vec::new();
     for j in order {
-        let (body, var) = if pieces == 1 || j == 0 {
-            (l.body.clone(), l.var)
-        } else {
-            fresh_copy(f, &l.body, l.var)
-        };
+        let (body, var) = if pieces == 1 || j == 0 { (l.body.clone(), l.var) } else { fresh_copy(f, &l.body, l.var) };
         let mut body = body;
         let fe = |e: &Expr| {
             e.rewrite(&mut |x| match &x.kind {
@@ -227,11 +227,8 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
         irutil::rewrite_block(&mut body, &fe, &|v| v);
         let body = peel_block(f, body);
         let (a, b) = (points[j].clone(), points[j + 1].clone());
-        let (start, stop) = if step == Some(1) {
-            (a, b)
-        } else {
-            (sym::canon(&b.sub(Expr::int(1))), sym::canon(&a.sub(Expr::int(1))))
-        };
+        let (start, stop) =
+            if step == Some(1) { (a, b) } else { (sym::canon(&b.sub(Expr::int(1))), sym::canon(&a.sub(Expr::int(1)))) };
         let lp = Loop { var, start, stop, step: l.step.clone(), body };
         let mut s = Stmt::new(StmtKind::Loop(lp), span);
         s.note = if pieces > 1 {
@@ -292,13 +289,108 @@ pub fn index_checks(f: &Function) -> Result<Vec<Assumption>, Diagnostic> {
     }
     let mut cx = Walk { f, out: &mut out, loops: Vec::new(), guards: Vec::new(), extents };
     cx.block(&f.body)?;
+    // Keep one of identical checks, and drop a check that a stronger one under the same
+    // guard implies (`M <= n + 1` beside `M <= n`).
+    let slack = |a: &Assumption| Lin::from_expr(&a.rhs).sub(&Lin::from_expr(&a.lhs));
     let mut uniq: Vec<Assumption> = Vec::new();
-    for a in out {
-        if !uniq.iter().any(|b| b.lhs == a.lhs && b.rhs == a.rhs && b.rel == a.rel && b.guard == a.guard) {
-            uniq.push(a);
+    for (k, a) in out.iter().enumerate() {
+        let implied = out.iter().enumerate().any(|(j, b)| {
+            j != k && guard_weaker(&b.guard, &a.guard) && {
+                match (slack(a), slack(b)) {
+                    (Some(sa), Some(sb)) => match sa.sub(&sb).and_then(|d| d.as_const()) {
+                        Some(d) => d > 0 || (d == 0 && j < k),
+                        None => false,
+                    },
+                    _ => false,
+                }
+            }
+        });
+        if !implied {
+            uniq.push(a.clone());
         }
     }
     Ok(uniq)
+}
+
+fn conjuncts(g: &Option<Expr>) -> Vec<Expr> {
+    fn go(e: &Expr, out: &mut Vec<Expr>) {
+        match &e.kind {
+            ExprKind::Binary(BinOp::And, a, b) => {
+                go(a, out);
+                go(b, out);
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(e) = g {
+        go(e, &mut out);
+    }
+    out
+}
+
+/// Whether guard `b` holds whenever guard `a` does (each of its conditions is one of `a`'s).
+fn guard_weaker(b: &Option<Expr>, a: &Option<Expr>) -> bool {
+    let ca = conjuncts(a);
+    conjuncts(b).iter().all(|x| ca.contains(x))
+}
+
+/// Whether `l >= 0` for every value of the parameters, extents being non-negative:
+/// linear terms need positive coefficients on extents; `k * (a // k)` is at most `a`;
+/// `min(a, b)` is at most either argument and `max(a, b)` at least either.
+fn provably_nonneg(l: &Lin, extents: &[VarId], depth: usize) -> bool {
+    let linear_ok = |l: &Lin| l.c >= 0 && l.vars().iter().all(|v| l.coeff(*v) > 0 && extents.contains(v));
+    let atoms = l.opaque_terms();
+    if atoms.is_empty() {
+        return linear_ok(l);
+    }
+    if depth > 6 {
+        return false;
+    }
+    let (e, k) = &atoms[0];
+    let mut rest = Lin::from_expr(&{
+        let mut r = l.clone();
+        r.drop_opaque();
+        r.to_expr()
+    });
+    for (e2, k2) in &atoms[1..] {
+        match Lin::from_expr(e2).scale(*k2).and_then(|t| rest.add(&t)) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    // Replace atom `e` (coefficient k) by a bound in the right direction.
+    let with = |b: &Expr, scale_num: i64, scale_den: i64| -> Option<Lin> {
+        if scale_den == 0 || (k * scale_num) % scale_den != 0 {
+            return None;
+        }
+        Lin::from_expr(b).scale(k * scale_num / scale_den).and_then(|t| rest.add(&t))
+    };
+    match &e.kind {
+        ExprKind::Binary(BinOp::FloorDiv, a, d) => {
+            let Some(q) = d.as_int().filter(|q| *q > 0) else { return false };
+            if *k < 0 {
+                // a // q <= a / q
+                with(a, 1, q).is_some_and(|r| provably_nonneg(&r, extents, depth + 1))
+            } else {
+                // a // q >= (a - q + 1) / q
+                let lower = sym::canon(&(**a).clone().sub(Expr::int(q - 1)));
+                with(&lower, 1, q).is_some_and(|r| provably_nonneg(&r, extents, depth + 1))
+            }
+        }
+        ExprKind::Call(f @ (Intrinsic::Min | Intrinsic::Max), args) if args.len() == 2 => {
+            // An upper bound of min (lower bound of max) is either argument; the other
+            // direction needs both.
+            let either = (*f == Intrinsic::Min) == (*k < 0);
+            let ok = |arg: &Expr| with(arg, 1, 1).is_some_and(|r| provably_nonneg(&r, extents, depth + 1));
+            if either {
+                ok(&args[0]) || ok(&args[1])
+            } else {
+                ok(&args[0]) && ok(&args[1])
+            }
+        }
+        _ => false,
+    }
 }
 
 struct Walk<'a> {
@@ -382,7 +474,8 @@ impl<'a> Walk<'a> {
                 }
             }
             StmtKind::Call(c) => {
-                for (var, view) in std::iter::once((c.out, &c.out_view)).chain(c.args.iter().copied().zip(&c.arg_views)) {
+                for (var, view) in std::iter::once((c.out, &c.out_view)).chain(c.args.iter().copied().zip(&c.arg_views))
+                {
                     self.view(var, view, s.span)?;
                 }
                 self.expr(&c.alpha, s.span)?;
@@ -551,9 +644,7 @@ impl<'a> Walk<'a> {
             }
         }
         let extents = &self.extents;
-        let nonneg = |l: &Lin| {
-            !l.has_opaque() && l.c >= 0 && l.vars().iter().all(|v| l.coeff(*v) > 0 && extents.contains(v))
-        };
+        let nonneg = |l: &Lin| provably_nonneg(l, extents, 0);
         // A guard that always holds says nothing; one that never holds means the access
         // never runs.
         let mut kept = Vec::new();
@@ -564,9 +655,13 @@ impl<'a> Walk<'a> {
                 _ => kept.push(fact),
             }
         }
-        let facts = kept;
-        let low_limit =
-            if a.wrapped { sym::canon(&dim.extent.clone().neg()) } else { dim.lower.clone() };
+        let mut facts: Vec<Fact> = Vec::new();
+        for fact in kept {
+            if !facts.iter().any(|g| g.lo == fact.lo && g.hi == fact.hi) {
+                facts.push(fact);
+            }
+        }
+        let low_limit = if a.wrapped { sym::canon(&dim.extent.clone().neg()) } else { dim.lower.clone() };
         let high_limit = sym::canon(&dim.lower.clone().add(dim.extent.clone()).sub(Expr::int(1)));
         let name = &var.name;
         let lo = bound(&a.first, &self.loops, false, &fixed);
@@ -581,7 +676,8 @@ impl<'a> Walk<'a> {
         let mut push = |lhs: Expr, rhs: Expr, error: String| -> Result<(), Diagnostic> {
             let Some(slack) = Lin::from_expr(&rhs).sub(&Lin::from_expr(&lhs)) else { return Ok(()) };
             // Proved outright, or by one of the conditions for the access to run.
-            if nonneg(&slack) || facts.iter().any(|g| g.slack().and_then(|s| slack.sub(&s)).is_some_and(|d| nonneg(&d))) {
+            if nonneg(&slack) || facts.iter().any(|g| g.slack().and_then(|s| slack.sub(&s)).is_some_and(|d| nonneg(&d)))
+            {
                 return Ok(());
             }
             if slack.as_const().is_some_and(|c| c < 0) {
@@ -641,4 +737,3 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 }
-

@@ -17,14 +17,12 @@
 use crate::sym::{self, Lin};
 use adjc_ir::{BinOp, Expr, ExprKind, Intrinsic, Loop, MapDim, Scalar, VarId};
 
-/// The values a loop variable takes: `lo ..= hi` when the loop runs at least once, which
-/// `runs` states (over outer loop variables and parameters).
+/// The values a loop variable takes: `lo ..= hi` when the loop runs at least once.
 #[derive(Clone, Debug)]
 pub struct LoopRange {
     pub var: VarId,
     pub lo: Expr,
     pub hi: Expr,
-    pub runs: Expr,
 }
 
 impl LoopRange {
@@ -45,7 +43,7 @@ impl LoopRange {
                 let span = canon(stop.clone().sub(Expr::int(1)).sub(start.clone()));
                 canon(start.clone().add(Expr::int(step).mul(Expr::binary(BinOp::FloorDiv, span, Expr::int(step)))))
             };
-            LoopRange { var, lo: start.clone(), hi, runs: Expr::binary(BinOp::Lt, start.clone(), stop.clone()) }
+            LoopRange { var, lo: start.clone(), hi }
         } else {
             let t = -step;
             let lo = if t == 1 {
@@ -54,7 +52,7 @@ impl LoopRange {
                 let span = canon(start.clone().sub(stop.clone()).sub(Expr::int(1)));
                 canon(start.clone().sub(Expr::int(t).mul(Expr::binary(BinOp::FloorDiv, span, Expr::int(t)))))
             };
-            LoopRange { var, lo, hi: start.clone(), runs: Expr::binary(BinOp::Gt, start.clone(), stop.clone()) }
+            LoopRange { var, lo, hi: start.clone() }
         }
     }
 
@@ -76,7 +74,13 @@ fn is_loop_var(loops: &[LoopRange], v: VarId) -> Option<usize> {
     loops.iter().position(|l| l.var == v)
 }
 
-fn bound_depth(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool, depth: usize) -> Option<Expr> {
+fn bound_depth(
+    e: &Expr,
+    loops: &[LoopRange],
+    upper: bool,
+    fixed: &dyn Fn(VarId) -> bool,
+    depth: usize,
+) -> Option<Expr> {
     if depth > MAX_DEPTH || e.ty != Scalar::I64 {
         return None;
     }

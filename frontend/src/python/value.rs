@@ -228,7 +228,8 @@ fn wrap(v: Expr, extent: &Expr) -> Expr {
 /// NumPy basic indexing of a lazy array (the result has rank 0 when every axis is
 /// indexed by an integer).
 pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
-    let consuming = items.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
+    let consuming =
+        items.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
     let ellipses = items.iter().filter(|i| matches!(i, Item::Ellipsis)).count();
     if ellipses > 1 {
         return Err("an index can only have a single ellipsis (`...`)".into());
@@ -252,7 +253,8 @@ pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
             expanded.push(it.clone());
         }
     }
-    let mut used = expanded.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
+    let mut used =
+        expanded.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
     while used < arr.rank() {
         expanded.push(Item::Slice { start: None, stop: None, step: 1 });
         used += 1;
