@@ -15,7 +15,7 @@
 //!   can never hold is a transpile-time error.
 
 use crate::irutil;
-use crate::ranges::{bound, const_diff, min_max, LoopRange};
+use crate::ranges::{self, bound, const_diff, min_max, LoopRange};
 use crate::sym::{self, Lin};
 use adjc_ir::*;
 use std::collections::BTreeMap;
@@ -40,10 +40,73 @@ pub fn as_wrap(e: &Expr) -> Option<&Expr> {
 // ---------------------------------------------------------------------------------------
 // Peeling
 
-/// Splits loops where a wrapped index changes sign (see the module documentation).
+/// Splits loops where a wrapped index changes sign (see the module documentation), then
+/// drops the wraps of indices that cannot be negative where they are evaluated (`v[N - 1, i]`
+/// inside a loop that only runs when `N >= 3`).
 pub fn peel_negative_indices(f: &mut Function) {
     let body = std::mem::take(&mut f.body);
-    f.body = peel_block(f, body);
+    let mut body = peel_block(f, body);
+    let extents = extent_params(f);
+    let fixed = |v: VarId| f.is_param(v);
+    let nonneg = |v: VarId| extents.contains(&v);
+    drop_needless_wraps(&mut body, &mut Vec::new(), &fixed, &nonneg);
+    f.body = body;
+}
+
+fn extent_params(f: &Function) -> Vec<VarId> {
+    let mut extents = Vec::new();
+    for v in &f.vars {
+        for d in v.ty.dims() {
+            if let ExprKind::Var(x) = d.extent.kind {
+                extents.push(x);
+            }
+        }
+    }
+    extents
+}
+
+fn drop_needless_wraps(
+    b: &mut Block,
+    ctx: &mut Vec<LoopRange>,
+    fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
+) {
+    for s in b.iter_mut() {
+        let mut inner: Vec<LoopRange> = Vec::new();
+        match &s.kind {
+            StmtKind::Loop(l) => inner.extend(LoopRange::of_loop(l)),
+            StmtKind::Map(m) => inner.extend(m.dims.iter().map(LoopRange::of_map_dim)),
+            _ => {}
+        }
+        let n = inner.len();
+        ctx.extend(inner);
+        let loops: &[LoopRange] = ctx;
+        let fe = |e: &Expr| {
+            e.rewrite(&mut |x| match as_wrap(&x) {
+                Some(w) if ranges::never_negative(w, loops, fixed, nonneg) => w.clone(),
+                _ => x,
+            })
+        };
+        match &mut s.kind {
+            StmtKind::Assign { target, value } | StmtKind::Accumulate { target, value, .. } => {
+                target.index = target.index.iter().map(fe).collect();
+                *value = fe(value);
+            }
+            StmtKind::If { cond, .. } => *cond = fe(cond),
+            _ => {}
+        }
+        match &mut s.kind {
+            StmtKind::Loop(l) => drop_needless_wraps(&mut l.body, ctx, fixed, nonneg),
+            StmtKind::Map(m) => drop_needless_wraps(&mut m.body, ctx, fixed, nonneg),
+            StmtKind::If { then_body, else_body, .. } => {
+                drop_needless_wraps(then_body, ctx, fixed, nonneg);
+                drop_needless_wraps(else_body, ctx, fixed, nonneg);
+            }
+            StmtKind::Section { body, .. } => drop_needless_wraps(body, ctx, fixed, nonneg),
+            _ => {}
+        }
+        ctx.truncate(ctx.len() - n);
+    }
 }
 
 fn peel_block(f: &mut Function, b: Block) -> Block {
@@ -279,14 +342,7 @@ struct Access {
 /// documentation); an error for an index that is out of bounds whenever it is used.
 pub fn index_checks(f: &Function) -> Result<Vec<Assumption>, Diagnostic> {
     let mut out = Vec::new();
-    let mut extents = Vec::new();
-    for v in &f.vars {
-        for d in v.ty.dims() {
-            if let ExprKind::Var(x) = d.extent.kind {
-                extents.push(x);
-            }
-        }
-    }
+    let extents = extent_params(f);
     let mut cx = Walk { f, out: &mut out, loops: Vec::new(), guards: Vec::new(), extents };
     cx.block(&f.body)?;
     // Keep one of identical checks, and drop a check that a stronger one under the same
@@ -438,10 +494,14 @@ impl<'a> Walk<'a> {
                 for e in [&l.start, &l.stop, &l.step] {
                     self.expr(e, s.span)?;
                 }
-                let Some(r) = LoopRange::of_loop(l) else {
-                    // A variable step: nothing inside can be bounded by this loop.
-                    return Ok(());
-                };
+                let r = LoopRange::of_loop(l).unwrap_or_else(|| {
+                    // A step only known at run time: the values lie between the bounds.
+                    LoopRange {
+                        var: l.var,
+                        lo: min_max(Intrinsic::Min, l.start.clone(), sym::canon(&l.stop.clone().add(Expr::int(1)))),
+                        hi: min_max(Intrinsic::Max, l.start.clone(), sym::canon(&l.stop.clone().sub(Expr::int(1)))),
+                    }
+                });
                 self.enter(r, s.span, &l.body)?;
             }
             StmtKind::Map(m) => {
@@ -666,6 +726,27 @@ impl<'a> Walk<'a> {
         let name = &var.name;
         let lo = bound(&a.first, &self.loops, false, &fixed);
         let hi = bound(&a.last, &self.loops, true, &fixed);
+        if lo.is_none() || hi.is_none() {
+            let mut depends: Vec<String> = a
+                .first
+                .vars()
+                .into_iter()
+                .chain(a.last.vars())
+                .filter(|v| !self.f.is_param(*v) && !self.loops.iter().any(|l| l.var == *v))
+                .map(|v| format!("`{}`", self.f.var(v).name))
+                .collect();
+            depends.dedup();
+            let why = if depends.is_empty() {
+                "it is not an affine, monotone or modular function of the loop variables".to_string()
+            } else {
+                format!("it depends on {}, which changes during the call", depends.join(", "))
+            };
+            return Err(Diagnostic::error(
+                a.span,
+                format!("cannot prove that this index of `{name}` stays inside the array: {why}"),
+            )
+            .with_help("adjc only writes C whose indices it can check; index with an expression of the loop variables and sizes (such as `y[2 * i]`)"));
+        }
         let guard = facts
             .iter()
             .map(|g| Expr::binary(BinOp::Le, g.lo.clone(), g.hi.clone()))
@@ -727,7 +808,17 @@ impl<'a> Walk<'a> {
             );
             push(low_limit.clone(), lo, error)?;
         }
-        if let Some(hi) = hi {
+        // A reshaped view's leading index `l // (B * C)` with `l < A * B * C` is below `A`.
+        let reshaped = match &a.last.kind {
+            ExprKind::Binary(BinOp::FloorDiv, num, d) if d.as_int().is_none() => bound(num, &self.loops, true, &fixed)
+                .is_some_and(|u| {
+                    let lhs = sym::sort_products(&u.add(Expr::int(1)));
+                    let rhs = sym::sort_products(&(**d).clone().mul(dim.extent.clone()));
+                    Lin::from_expr(&lhs) == Lin::from_expr(&rhs)
+                }),
+            _ => false,
+        };
+        if let Some(hi) = hi.filter(|_| !reshaped) {
             let error = format!(
                 "index out of bounds: the index of `{name}`{axis_txt} goes up to `{}`, past the last element of an axis of extent `{ext}`",
                 print::expr_str(self.f, &hi)

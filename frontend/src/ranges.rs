@@ -134,8 +134,16 @@ fn bound_atom(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) 
     let rec = |x: &Expr, up: bool| bound_depth(x, loops, up, fixed, depth + 1);
     let free_of_loops = |x: &Expr| x.vars().iter().all(|v| is_loop_var(loops, *v).is_none() && fixed(*v));
     match &e.kind {
-        ExprKind::Binary(BinOp::FloorDiv, a, d) if d.as_int().is_some_and(|k| k > 0) => {
-            Some(Expr::binary(BinOp::FloorDiv, rec(a, upper)?, (**d).clone()))
+        // Monotone in `a` for a positive divisor (a divisor made of sizes, as reshapes
+        // give, is taken to be positive: Python raises ZeroDivisionError otherwise).
+        ExprKind::Binary(BinOp::FloorDiv, a, d)
+            if d.as_int().is_some_and(|k| k > 0) || (d.as_int().is_none() && free_of_loops(d)) =>
+        {
+            let b = rec(a, upper)?;
+            if b.as_int() == Some(0) {
+                return Some(b);
+            }
+            Some(Expr::binary(BinOp::FloorDiv, b, (**d).clone()))
         }
         // Python's `%` with a positive divisor lies in `[0, d - 1]`.
         ExprKind::Binary(BinOp::Mod, _, d) if free_of_loops(d) => {
@@ -184,8 +192,14 @@ pub fn never_negative(
         return false;
     };
     let lin = Lin::from_expr(&low);
-    if lin.has_opaque() || lin.c < 0 {
-        return false;
+    let provable = |l: &Lin| !l.has_opaque() && l.c >= 0 && l.vars().iter().all(|v| nonneg(*v) && l.coeff(*v) > 0);
+    if provable(&lin) {
+        return true;
     }
-    lin.vars().iter().all(|v| nonneg(*v) && lin.coeff(*v) > 0)
+    // The index is only evaluated when the loops run: each loop's `hi - lo >= 0` (at its
+    // largest over the outer loops) may settle it, as `N - 1` inside `range(1, N - 1)`.
+    (0..loops.len()).any(|k| {
+        let width = sym::canon(&loops[k].hi.clone().sub(loops[k].lo.clone()));
+        bound(&width, &loops[..k], true, fixed).and_then(|u| lin.sub(&Lin::from_expr(&u))).is_some_and(|d| provable(&d))
+    })
 }

@@ -208,3 +208,29 @@ fn reshape_and_product_errors() {
     );
     expect("def f(A: 'float64[N]'):\n    return A.reshape(2, 3, order='F')\n", "only C order", 2, 34);
 }
+
+#[test]
+fn indices_that_leave_their_array() {
+    // Past the end on every call that runs the loop: NumPy raises IndexError.
+    let d = expect(
+        "def f(x):\n    s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i + 1]\n    return s\n",
+        "index out of bounds",
+        4,
+        14,
+    );
+    assert!(d.help.unwrap_or_default().contains("IndexError"));
+    // Below -n: `x[i - 5]` with `i < n` reaches `-5 - ...`, but NumPy only allows -n.
+    expect(
+        "def f(x: 'float64[4]'):\n    s = 0.0\n    for i in range(4):\n        s += x[i - 5]\n    return s\n",
+        "index out of bounds",
+        4,
+        14,
+    );
+    // An index computed from a variable the loop changes cannot be checked on entry.
+    expect(
+        "def f(x, y):\n    k = 0\n    for i in range(x.shape[0]):\n        y[k] = x[i]\n        k = k + 2\n    return y\n",
+        "cannot prove that this index of `y` stays inside the array: it depends on `k`",
+        4,
+        9,
+    );
+}
