@@ -391,64 +391,6 @@ fn guard_weaker(b: &Option<Expr>, a: &Option<Expr>) -> bool {
     conjuncts(b).iter().all(|x| ca.contains(x))
 }
 
-/// Whether `l >= 0` for every value of the parameters, extents being non-negative:
-/// linear terms need positive coefficients on extents; `k * (a // k)` is at most `a`;
-/// `min(a, b)` is at most either argument and `max(a, b)` at least either.
-fn provably_nonneg(l: &Lin, extents: &[VarId], depth: usize) -> bool {
-    let linear_ok = |l: &Lin| l.c >= 0 && l.vars().iter().all(|v| l.coeff(*v) > 0 && extents.contains(v));
-    let atoms = l.opaque_terms();
-    if atoms.is_empty() {
-        return linear_ok(l);
-    }
-    if depth > 6 {
-        return false;
-    }
-    let (e, k) = &atoms[0];
-    let mut rest = Lin::from_expr(&{
-        let mut r = l.clone();
-        r.drop_opaque();
-        r.to_expr()
-    });
-    for (e2, k2) in &atoms[1..] {
-        match Lin::from_expr(e2).scale(*k2).and_then(|t| rest.add(&t)) {
-            Some(r) => rest = r,
-            None => return false,
-        }
-    }
-    // Replace atom `e` (coefficient k) by a bound in the right direction.
-    let with = |b: &Expr, scale_num: i64, scale_den: i64| -> Option<Lin> {
-        if scale_den == 0 || (k * scale_num) % scale_den != 0 {
-            return None;
-        }
-        Lin::from_expr(b).scale(k * scale_num / scale_den).and_then(|t| rest.add(&t))
-    };
-    match &e.kind {
-        ExprKind::Binary(BinOp::FloorDiv, a, d) => {
-            let Some(q) = d.as_int().filter(|q| *q > 0) else { return false };
-            if *k < 0 {
-                // a // q <= a / q
-                with(a, 1, q).is_some_and(|r| provably_nonneg(&r, extents, depth + 1))
-            } else {
-                // a // q >= (a - q + 1) / q
-                let lower = sym::canon(&(**a).clone().sub(Expr::int(q - 1)));
-                with(&lower, 1, q).is_some_and(|r| provably_nonneg(&r, extents, depth + 1))
-            }
-        }
-        ExprKind::Call(f @ (Intrinsic::Min | Intrinsic::Max), args) if args.len() == 2 => {
-            // An upper bound of min (lower bound of max) is either argument; the other
-            // direction needs both.
-            let either = (*f == Intrinsic::Min) == (*k < 0);
-            let ok = |arg: &Expr| with(arg, 1, 1).is_some_and(|r| provably_nonneg(&r, extents, depth + 1));
-            if either {
-                ok(&args[0]) || ok(&args[1])
-            } else {
-                ok(&args[0]) && ok(&args[1])
-            }
-        }
-        _ => false,
-    }
-}
-
 struct Walk<'a> {
     f: &'a Function,
     out: &'a mut Vec<Assumption>,
@@ -704,7 +646,7 @@ impl<'a> Walk<'a> {
             }
         }
         let extents = &self.extents;
-        let nonneg = |l: &Lin| provably_nonneg(l, extents, 0);
+        let nonneg = |l: &Lin| ranges::provably_nonneg(l, extents, 0);
         // A guard that always holds says nothing; one that never holds means the access
         // never runs.
         let mut kept = Vec::new();

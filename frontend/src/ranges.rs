@@ -192,7 +192,7 @@ pub fn never_negative(
         return false;
     };
     let lin = Lin::from_expr(&low);
-    let provable = |l: &Lin| !l.has_opaque() && l.c >= 0 && l.vars().iter().all(|v| nonneg(*v) && l.coeff(*v) > 0);
+    let provable = |l: &Lin| provably_nonneg_with(l, nonneg, 0);
     if provable(&lin) {
         return true;
     }
@@ -202,4 +202,66 @@ pub fn never_negative(
         let width = sym::canon(&loops[k].hi.clone().sub(loops[k].lo.clone()));
         bound(&width, &loops[..k], true, fixed).and_then(|u| lin.sub(&Lin::from_expr(&u))).is_some_and(|d| provable(&d))
     })
+}
+
+/// Whether `l >= 0` for every value of the parameters, extents being non-negative:
+/// linear terms need positive coefficients on extents; `k * (a // k)` is at most `a`;
+/// `min(a, b)` is at most either argument and `max(a, b)` at least either.
+pub fn provably_nonneg(l: &Lin, extents: &[VarId], depth: usize) -> bool {
+    provably_nonneg_with(l, &|v| extents.contains(&v), depth)
+}
+
+fn provably_nonneg_with(l: &Lin, extents: &dyn Fn(VarId) -> bool, depth: usize) -> bool {
+    let linear_ok = |l: &Lin| l.c >= 0 && l.vars().iter().all(|v| l.coeff(*v) > 0 && extents(*v));
+    let atoms = l.opaque_terms();
+    if atoms.is_empty() {
+        return linear_ok(l);
+    }
+    if depth > 6 {
+        return false;
+    }
+    let (e, k) = &atoms[0];
+    let mut rest = Lin::from_expr(&{
+        let mut r = l.clone();
+        r.drop_opaque();
+        r.to_expr()
+    });
+    for (e2, k2) in &atoms[1..] {
+        match Lin::from_expr(e2).scale(*k2).and_then(|t| rest.add(&t)) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    // Replace atom `e` (coefficient k) by a bound in the right direction.
+    let with = |b: &Expr, scale_num: i64, scale_den: i64| -> Option<Lin> {
+        if scale_den == 0 || (k * scale_num) % scale_den != 0 {
+            return None;
+        }
+        Lin::from_expr(b).scale(k * scale_num / scale_den).and_then(|t| rest.add(&t))
+    };
+    match &e.kind {
+        ExprKind::Binary(BinOp::FloorDiv, a, d) => {
+            let Some(q) = d.as_int().filter(|q| *q > 0) else { return false };
+            if *k < 0 {
+                // a // q <= a / q
+                with(a, 1, q).is_some_and(|r| provably_nonneg_with(&r, extents, depth + 1))
+            } else {
+                // a // q >= (a - q + 1) / q
+                let lower = sym::canon(&(**a).clone().sub(Expr::int(q - 1)));
+                with(&lower, 1, q).is_some_and(|r| provably_nonneg_with(&r, extents, depth + 1))
+            }
+        }
+        ExprKind::Call(f @ (Intrinsic::Min | Intrinsic::Max), args) if args.len() == 2 => {
+            // An upper bound of min (lower bound of max) is either argument; the other
+            // direction needs both.
+            let either = (*f == Intrinsic::Min) == (*k < 0);
+            let ok = |arg: &Expr| with(arg, 1, 1).is_some_and(|r| provably_nonneg_with(&r, extents, depth + 1));
+            if either {
+                ok(&args[0]) || ok(&args[1])
+            } else {
+                ok(&args[0]) && ok(&args[1])
+            }
+        }
+        _ => false,
+    }
 }
