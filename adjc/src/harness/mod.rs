@@ -62,6 +62,11 @@ pub struct Plan {
     pub sizes_text: String,
 }
 
+/// Most elements the arrays of one driver run may have together: the driver holds each
+/// several times (values, adjoints, copies, the data file), so 2^27 elements (1 GiB of
+/// float64 per copy) is already a large machine's worth.
+pub const MAX_ELEMENTS: u64 = 1 << 27;
+
 pub fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
     let mut out = BTreeMap::new();
     for s in specs.iter().filter(|s| !s.trim().is_empty()) {
@@ -72,9 +77,15 @@ pub fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
             .trim()
             .parse()
             .map_err(|_| CliError::Usage(format!("bad --sizes entry `{s}`: `{v}` is not an integer")))?;
-        out.insert(k.trim().to_string(), v);
+        if out.insert(k.trim().to_string(), v).is_some() {
+            return Err(CliError::Usage(format!("--sizes gives `{}` twice; give each name once", k.trim())));
+        }
     }
     Ok(out)
+}
+
+fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
+    sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
 
 pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Plan> {
@@ -122,20 +133,41 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
     }
     let env = |v: VarId| int_values.get(&v).copied();
     let mut params = Vec::new();
+    let mut total: u64 = 0;
     for p in &f.params {
         let var = f.var(p.var);
         let shape = match &var.ty {
             adjc_ir::Type::Scalar(_) => None,
             adjc_ir::Type::Array { dims, .. } => {
                 let mut shape = Vec::new();
+                let too_big = || {
+                    CliError::Usage(format!(
+                        "--sizes ({}): the array arguments of `{}` would have more than {MAX_ELEMENTS} (2^27) \
+                         elements together (at `{}`), the most adjc check and bench generate: choose smaller sizes",
+                        sizes_text(&sizes),
+                        f.name,
+                        var.name
+                    ))
+                };
+                let mut count: u64 = 1;
                 for d in dims {
+                    // An extent formula that overflows 64-bit arithmetic is far over the limit.
                     let n = eval_int(&d.extent, &env).ok_or_else(|| {
-                        CliError::Usage(format!("cannot compute the shape of `{}` from --sizes", var.name))
+                        if adjc_ir::eval::eval_int(&d.extent, &|v| env(v).map(|_| 1)).is_some() {
+                            too_big()
+                        } else {
+                            CliError::Usage(format!("cannot compute the shape of `{}` from --sizes", var.name))
+                        }
                     })?;
                     if n < 0 {
                         return Err(CliError::Usage(format!("`{}` would have a negative extent ({n})", var.name)));
                     }
+                    count = count.saturating_mul(n as u64);
                     shape.push(n as usize);
+                }
+                total = total.saturating_add(count);
+                if total > MAX_ELEMENTS {
+                    return Err(too_big());
                 }
                 Some(shape)
             }
@@ -194,6 +226,6 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
         p.w_off = Some(data_values.len());
         data_values.extend((0..p.count()).map(|_| rng.uniform(-1.0, 1.0)));
     }
-    let sizes_text = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+    let sizes_text = sizes_text(&sizes);
     Ok(Plan { params, data: data_values, sizes_text })
 }
