@@ -128,7 +128,12 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, flags: &[String], fixed_
             }
             args.push(format!("adjc_p{k}"));
         }
-        let cast = |v: String| if p.elem == Scalar::F32 { format!("real({v}, kind(1.0))") } else { v };
+        let cast = |v: String| match p.elem {
+            Scalar::F32 => format!("real({v}, kind(1.0))"),
+            Scalar::I64 => format!("int({v}, kind(adjc_p{k}))"),
+            Scalar::Bool => format!("({v} /= 0)"),
+            Scalar::F64 => v,
+        };
         let init = match (p.int_value, &p.shape) {
             (Some(v), _) if p.elem == Scalar::Bool => (if v != 0 { ".true." } else { ".false." }).to_string(),
             (Some(v), _) => v.to_string(),

@@ -80,7 +80,13 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliRes
                 a.insert("count", Value::from(p.count()));
                 let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
                 a.insert("shape", Value::from(format!("({},)", dims.join(", "))));
-                a.insert("dtype", Value::from(if p.elem == Scalar::F32 { "float32" } else { "float64" }));
+                let dtype = match p.elem {
+                    Scalar::F32 => "float32",
+                    Scalar::F64 => "float64",
+                    Scalar::I64 => "int64",
+                    Scalar::Bool => "bool_",
+                };
+                a.insert("dtype", Value::from(dtype));
             }
         }
         args.push(Value::from(a));
