@@ -33,7 +33,7 @@ fn py_str(s: &str) -> String {
 
 pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliResult<Outcome> {
     let Some(python) = python() else {
-        return Ok(Outcome::Skipped("python3 with numpy not found; set ADJC_PYTHON".into()));
+        return Ok(Outcome::Skipped("python3 with NumPy not found: install numpy or set ADJC_PYTHON".into()));
     };
     let source = std::fs::canonicalize(source).map_err(|e| CliError::Io(format!("{}: {e}", source.display())))?;
     let primal = &t.module.functions[0];
