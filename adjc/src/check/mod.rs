@@ -6,10 +6,14 @@
 //! * `⟨w, (f(x + h v) − f(x − h v)) / 2h⟩` with the generated forward function, and
 //! * `⟨Jᵀ w, v⟩` with one call of the generated adjoint (seeds = w),
 //!
-//! per input, and reports their relative difference. It also checks that the adjoint
+//! per input, the first at a sweep of steps h with Richardson extrapolation (see [`fd`]; one
+//! step with `--step`), and reports the best agreement or why there is none. It also checks that the adjoint
 //! leaves the primal outputs as the forward function does, and — when `python3` with
 //! NumPy is available — runs the original Python function on the same inputs and compares
-//! the forward outputs (for a Fortran source, the original compiled by gfortran: `gfortran`).
+//! the forward outputs (for a Fortran source, the original compiled by gfortran: `gfortran`);
+//! without that comparison the verdict says the forward was NOT compared with the source.
+//! `--sanitize` builds the driver with ASan/UBSan (and the gfortran reference with
+//! `-fcheck=all`): any finding fails the check.
 
 mod driver;
 mod fd;
