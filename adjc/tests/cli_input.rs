@@ -118,5 +118,17 @@ fn whole_file_problems_name_the_file_and_are_bounded() {
         assert!(start.elapsed().as_secs() < 20, "{p}: took {:?}", start.elapsed());
     }
     assert_usage_error(&["transpile", dir.to_str().unwrap()], "unsupported source language (no file extension)");
+    // An include file is read with the same bound.
+    let inc = dir.join("inc.f90");
+    std::fs::write(
+        &inc,
+        "subroutine f(x, n)\n  integer :: n\n  real(8) :: x(n)\n  include 'big.inc'\nend subroutine\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("big.inc"), "!\n".repeat(3_000_000)).unwrap();
+    assert_usage_error(
+        &["transpile", inc.to_str().unwrap(), "-o", dir.join("out").to_str().unwrap()],
+        "big.inc: the file is larger than 4 MiB",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
