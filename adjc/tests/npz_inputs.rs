@@ -85,7 +85,8 @@ fn check_rejects_an_npz_array_of_the_wrong_shape() {
 #[test]
 fn check_rejects_an_archive_with_a_missing_misspelt_or_extra_name_or_no_arrays() {
     let dir = scratch("npz-names");
-    let cases: [(&str, &[(&str, &[u64], &[f64])], &str); 4] = [
+    type Arrays<'a> = &'a [(&'a str, &'a [u64], &'a [f64])];
+    let cases: [(&str, Arrays, &str); 4] = [
         ("missing", &[("A", &[2, 3], &A)], "the archive has no `s` (it holds `A`)"),
         ("misspelt", &[("A", &[2, 3], &A), ("S", &[], &[S])], "`S` is not a parameter of `npz_kernel`"),
         ("extra", &[("A", &[2, 3], &A), ("s", &[], &[S]), ("t", &[], &[S])], "`t` is not a parameter"),
@@ -147,6 +148,11 @@ fn check_runs_a_gather_kernel_on_integer_indices_from_the_archive() {
         // ret[i] = x[idx[i]]^2
         assert_eq!(f64s(&build.join("forward.bin")), vec![0.0625, 0.25, 9.0]);
     }
+    // bench takes the same archive.
+    let npz = dir.join("gather.npz");
+    let args = ["bench", "tests/inputs/gather_kernel.py", "--sizes", "M=5,N=3", "--inputs", npz.to_str().unwrap()];
+    let out = adjc(&[&args[..], &["--repeat", "2"]].concat());
+    assert!(out.status.success() && text(&out).contains("adjc bench: gather_kernel"), "{}", text(&out));
     let out = adjc(&["check", "tests/inputs/gather_kernel.py", "--sizes", "M=5,N=3"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("integer array `idx`") && text(&out).contains("--inputs"), "{}", text(&out));

@@ -56,9 +56,16 @@ pub fn sanitizer_finding(output: &str) -> Option<String> {
 /// Runs a driver built with `--sanitize`: a finding is a failure naming its first line.
 pub fn run_checked(cmd: &mut Command, what: &str, sanitize: bool) -> CliResult<String> {
     if sanitize {
-        // Leaks are findings too; stop at the first report either way.
-        cmd.env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:halt_on_error=1")
-            .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
+        // Leaks are findings too; stop at the first report either way. The user's own
+        // settings win (`ASAN_OPTIONS=detect_leaks=0` where LeakSanitizer cannot run).
+        for (var, value) in [
+            ("ASAN_OPTIONS", "detect_leaks=1:halt_on_error=1"),
+            ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
+        ] {
+            if std::env::var_os(var).is_none() {
+                cmd.env(var, value);
+            }
+        }
     }
     build::run(cmd, what).map_err(|e| match (&e, sanitize) {
         (CliError::CheckFailed(m), true) => match sanitizer_finding(m) {
@@ -185,11 +192,9 @@ mod tests {
                 Err(e) => {
                     let m = e.render();
                     assert!(!finding.is_empty(), "{name}: {m}");
-                    let head = format!(
-                        "adjc: check failed: --sanitize: the faulty program hit a memory or undefined-behaviour error: "
-                    );
+                    let head = "adjc: check failed: --sanitize: the faulty program hit a memory or undefined-behaviour error: ";
                     let first = m[head.len()..].lines().next().unwrap();
-                    assert!(m.starts_with(&head) && finding.split('|').any(|f| first.contains(f)), "{name}: {m}");
+                    assert!(m.starts_with(head) && finding.split('|').any(|f| first.contains(f)), "{name}: {m}");
                 }
             }
         }
