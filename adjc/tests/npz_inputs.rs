@@ -165,3 +165,34 @@ fn check_runs_a_gather_kernel_on_integer_indices_from_the_archive() {
     assert!(text(&out).contains("`idx` holds 0.5, which is not an integer"), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Fortran: integer indices from the archive reach the C driver and the gfortran-compiled
+/// original (as `integer` of the declared kind), which agree.
+#[test]
+fn check_runs_a_fortran_gather_against_gfortran() {
+    let dir = scratch("npz-fgather");
+    let npz = dir.join("idx.npz");
+    {
+        let mut w = npyz::npz::NpzWriter::create(&npz).unwrap();
+        put(&mut w, "x", &[5], &[0.5, -1.5, 2.0, 3.0, -0.25]);
+        put(&mut w, "idx", &[3], &[5i64, 1, 4]);
+    }
+    let build = dir.join("build");
+    let out = adjc(&[
+        "check",
+        "tests/inputs/fgather.f90",
+        "--sizes",
+        "n=3,m=5",
+        "--inputs",
+        npz.to_str().unwrap(),
+        "--keep",
+        build.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
+    assert_eq!(f64s(&build.join("forward.bin")), vec![0.0625, 0.25, 9.0]);
+    if std::env::var("ADJC_REQUIRE_GFORTRAN").is_ok_and(|v| v == "1") || !t.contains("gfortran not found") {
+        assert!(t.lines().any(|l| l.contains("forward vs gfortran: y") && l.trim_end().ends_with("ok")), "{t}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
