@@ -92,7 +92,9 @@ pub struct TranspileArgs {
     /// Output directory.
     #[arg(short = 'o', long = "out-dir", default_value = ".")]
     pub out_dir: PathBuf,
-    /// Base name of the written files (default: the source file's stem).
+    /// Base name of the written files (default: the source file's stem): letters, digits,
+    /// `_` and `-`, not starting with `-`; names the check/bench harness uses for its own
+    /// files (`adjc_*`, `check_driver`, ...) are refused.
     #[arg(long)]
     pub name: Option<String>,
     /// What to produce.
@@ -114,11 +116,11 @@ pub struct TranspileArgs {
     pub fortran_interface: bool,
     /// Values of the size and integer parameters, e.g. N=40,TSTEPS=4: the run of `check`
     /// and `bench`, and the sizes a memory plan is made for.
-    #[arg(long, value_delimiter = ',', value_name = "NAME=VALUE")]
+    #[arg(long, value_delimiter = ',', value_name = "NAME=VALUE", value_parser = size_entry)]
     pub sizes: Vec<String>,
     /// Most memory the adjoint may hold at once (bytes, or with a unit: 512KiB, 64MiB,
     /// 2GB); plans the adjoint for --sizes.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = memory_limit)]
     pub memory_limit: Option<String>,
     /// How to plan memory (default: ilp with --memory-limit, else store-all).
     #[arg(long, value_enum)]
@@ -146,11 +148,13 @@ pub struct CheckArgs {
     pub transpile: TranspileArgs,
     #[command(flatten)]
     pub values: InputArgs,
-    /// Relative tolerance of the dot-product test (default 1e-6 for float64, 1e-2 for float32).
-    #[arg(long)]
+    /// Tolerance of the dot-product test, relative to the larger of |FD|, |adjoint| and
+    /// sum |v_k (J^T w)_k| (default 1e-6 for float64, 1e-2 for float32).
+    #[arg(long, value_parser = tolerance)]
     pub tol: Option<f64>,
-    /// Finite-difference step (default 1e-6 for float64, 1e-3 for float32).
-    #[arg(long)]
+    /// One finite-difference step instead of the default sweep (float64: 1e-2 to 1e-8,
+    /// float32: 1e-1 to 1e-4, each with Richardson extrapolation).
+    #[arg(long, value_parser = fd_step)]
     pub step: Option<f64>,
     /// Compile the driver with -fopenmp.
     #[arg(long)]
@@ -161,6 +165,55 @@ pub struct CheckArgs {
     /// Do not compare the forward function with the Python original.
     #[arg(long)]
     pub no_python: bool,
+    /// Build the check driver with AddressSanitizer and UndefinedBehaviorSanitizer (and the
+    /// gfortran reference with -fcheck=all); any finding fails the check.
+    #[arg(long)]
+    pub sanitize: bool,
+}
+
+fn number(s: &str) -> Result<f64, String> {
+    s.trim().parse::<f64>().map_err(|_| format!("`{s}` is not a number"))
+}
+
+/// `--step`: a positive finite number.
+fn fd_step(s: &str) -> Result<f64, String> {
+    match number(s)? {
+        v if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("the step must be a positive finite number such as 1e-6, not `{s}`")),
+    }
+}
+
+/// `--tol`: a finite number, zero or more (0 demands exact agreement).
+fn tolerance(s: &str) -> Result<f64, String> {
+    match number(s)? {
+        v if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("the tolerance must be a finite number, zero or more, such as 1e-6, not `{s}`")),
+    }
+}
+
+/// One `--sizes` entry: `NAME=INTEGER` (an empty entry, as in `N=4,`, is ignored).
+fn size_entry(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Ok(String::new());
+    }
+    let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=INTEGER"))?;
+    let k = k.trim();
+    if k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Err(format!("`{s}`: `{k}` is not a parameter name"));
+    }
+    v.trim().parse::<i64>().map_err(|_| format!("`{s}`: `{}` is not an integer between -2^63 and 2^63-1", v.trim()))?;
+    Ok(format!("{k}={}", v.trim()))
+}
+
+/// `--memory-limit`: parsed here so a bad value is a flag error; kept as text for the plan.
+fn memory_limit(s: &str) -> Result<String, String> {
+    match crate::memory::parse_bytes(s) {
+        // `as u64` saturates: 2^64 bytes and more land on u64::MAX.
+        Ok(u64::MAX) => Err(format!("`{s}` is more than the largest limit, 2^64 - 1 bytes (16 EiB)")),
+        Ok(_) => Ok(s.to_string()),
+        Err(CliError::Usage(m)) => Err(m),
+        Err(e) => Err(e.render()),
+    }
 }
 
 #[derive(Args, Debug, Clone)]

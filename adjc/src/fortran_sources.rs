@@ -102,8 +102,12 @@ pub fn find_include(name: &str, from: &str, dirs: &[PathBuf]) -> Result<(String,
     let mut searched = Vec::new();
     for dir in std::iter::once(&own).chain(dirs.iter()) {
         let path = dir.join(name);
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            return Ok((path.display().to_string(), text));
+        if path.is_file() {
+            // Bounded like every source: an include file is read whole.
+            return read_source(&path).map_err(|e| match e {
+                CliError::Source { file, diag, .. } => format!("{file}: {}", diag.message),
+                CliError::Usage(m) | CliError::Io(m) | CliError::CheckFailed(m) => m,
+            });
         }
         searched.push(if dir.as_os_str().is_empty() { ".".to_string() } else { dir.display().to_string() });
     }

@@ -29,29 +29,103 @@ pub struct Transpiled {
     pub memory: Option<crate::memory::MemoryPlan>,
 }
 
+/// The largest source file adjc reads (4 MiB): kernels are a few hundred lines, and a
+/// device or a data file given by mistake must not be read without end.
+pub const MAX_SOURCE_BYTES: u64 = 4 << 20;
+
+/// Reads a source file, at most [`MAX_SOURCE_BYTES`], as UTF-8 text; whole-file problems
+/// (missing, a directory, too large, not UTF-8) are errors naming the file.
 pub fn read_source(path: &Path) -> CliResult<(String, String)> {
-    let bytes = std::fs::read(path).map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
+    use std::io::Read;
     let display = path.display().to_string();
+    let whole_file = |msg: String, help: &str| CliError::Source {
+        file: display.clone(),
+        source: String::new(),
+        diag: Diagnostic::error(adjc_ir::Span::NONE, msg).with_help(help.to_string()),
+    };
+    let file = std::fs::File::open(path).map_err(|e| CliError::Io(format!("cannot read {display}: {e}")))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(whole_file(
+            "this is a directory, not a source file".into(),
+            "give the path of a `.py` or Fortran file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::Io(format!("cannot read {display}: {e}")))?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(whole_file(
+            format!("the file is larger than {} MiB, the most adjc reads as a source", MAX_SOURCE_BYTES >> 20),
+            "give adjc the file holding the kernel (a Python or Fortran source), not a data file or a device",
+        ));
+    }
     match String::from_utf8(bytes) {
+        Ok(s) if s.trim().is_empty() => Err(whole_file(
+            "the file is empty".into(),
+            "give adjc the file holding the kernel: a Python `def` or a Fortran subroutine or function",
+        )),
         Ok(s) => Ok((display, s)),
-        Err(_) => Err(CliError::Source {
-            file: display,
-            source: String::new(),
-            diag: Diagnostic::error(adjc_ir::Span::NONE, "the file is not UTF-8 text")
-                .with_help("adjc reads Python source files"),
-        }),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let good = &e.as_bytes()[..at];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            let col = good.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            Err(whole_file(
+                format!(
+                    "the file is not UTF-8 text: byte {at} (line {line}, column {col}) is 0x{:02x}",
+                    e.as_bytes()[at]
+                ),
+                "save the source as UTF-8 (adjc reads Python and Fortran source text)",
+            ))
+        }
     }
 }
 
-fn stem_of(args: &TranspileArgs) -> String {
-    args.name.clone().unwrap_or_else(|| {
-        args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel".into())
-    })
+/// Stems of the files the check and bench harness writes next to `<stem>.c` in its build
+/// directory (besides the runtime headers, `adjc_*`): an output called so would overwrite
+/// one of them or be overwritten.
+const HARNESS_STEMS: &[&str] = &["check_driver", "bench_driver", "bench_stats", "check_gfortran", "check_numpy"];
+
+/// The base name of the written files: `--name`, else the source file's stem. It must be a
+/// plain file stem (letters, digits, `_`, `-`, `.`; not starting with `.` or `-`; at most
+/// 200 characters) and not one of the names adjc writes itself.
+pub fn stem_of(args: &TranspileArgs) -> CliResult<String> {
+    let (stem, origin) = match &args.name {
+        Some(n) => (n.clone(), format!("--name `{n}`")),
+        None => {
+            let s = args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let origin = format!("the output name `{s}` (from {})", args.file.display());
+            (s, origin)
+        }
+    };
+    let fix = if args.name.is_some() { "choose another --name" } else { "give the outputs a name with --name" };
+    let bad = |why: &str| Err(CliError::Usage(format!("{origin} {why}; {fix}")));
+    let lower = stem.to_lowercase();
+    if stem.is_empty() {
+        bad("is empty")
+    } else if stem.chars().count() > 200 {
+        bad("is longer than 200 characters")
+    } else if stem.starts_with(['.', '-']) {
+        bad("starts with `.` or `-`")
+    } else if let Some(c) = stem.chars().find(|c| !(c.is_alphanumeric() || "_-.".contains(*c))) {
+        bad(&format!(
+            "contains `{}`: a name is a file stem of letters, digits, `_`, `-` and `.` (no directory: -o sets it)",
+            c.escape_default()
+        ))
+    } else if lower.starts_with("adjc_") {
+        bad("starts with `adjc_`, the prefix of adjc's own files (adjc_runtime.h, adjc_blas.h)")
+    } else if HARNESS_STEMS.contains(&lower.as_str()) {
+        bad("is the name of a file the check/bench harness writes")
+    } else {
+        Ok(stem)
+    }
 }
 
 /// Runs every stage. Pure apart from reading the source files (and, for preprocessed
 /// Fortran, running the C preprocessor).
 pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpiled> {
+    let stem = stem_of(args)?;
     let ext = args.file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     let mut sources = vec![args.file.clone()];
     let mut module = match ext.as_str() {
@@ -77,14 +151,18 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             let opts = FortranOptions { entry: args.function.clone(), fixed_form: false };
             let dirs = args.include_dirs.clone();
             let resolve = move |name: &str, from: &str| crate::fortran_sources::find_include(name, from, &dirs);
-            adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
-                .map_err(|e| CliError::Source { file: e.file, source: e.source, diag: e.diag })?
+            adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve).map_err(|e| CliError::Source {
+                file: e.file,
+                source: e.source,
+                diag: e.diag,
+            })?
         }
         _ => {
+            let what = if ext.is_empty() { "no file extension".to_string() } else { format!("`.{ext}`") };
             return Err(CliError::Usage(format!(
-                "{}: unsupported source language (`.{ext}`); adjc reads Python (`.py`) and Fortran (`.f90`, fixed-form `.f`) files",
+                "{}: unsupported source language ({what}); adjc reads Python (`.py`) and Fortran (`.f90`, fixed-form `.f`) files",
                 args.file.display()
-            )))
+            )));
         }
     };
     let (file, source) = (module.file.clone(), module.source.clone());
@@ -172,7 +250,6 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     module.functions[0] = primal;
     let primal = &module.functions[0];
     validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;
-    let stem = stem_of(args);
     let header_comment = vec![
         format!("adjc {}", env!("CARGO_PKG_VERSION")),
         format!("source: {file}"),

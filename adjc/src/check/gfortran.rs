@@ -11,7 +11,7 @@ use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::context;
 
 use crate::cli::{CliError, CliResult};
-use crate::harness::{build, Plan};
+use crate::harness::Plan;
 use crate::pipeline::Transpiled;
 
 use super::numpy::Outcome;
@@ -87,7 +87,16 @@ fn fortran_type(s: Scalar) -> &'static str {
     }
 }
 
-pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, flags: &[String], fixed_form: bool) -> CliResult<Outcome> {
+/// `sanitize` (`check --sanitize`): the original and the driver are built with
+/// `-fcheck=all` (bounds, pointers, ...) and a runtime error is a failure of the check.
+pub fn compare(
+    t: &Transpiled,
+    plan: &Plan,
+    dir: &Path,
+    flags: &[String],
+    fixed_form: bool,
+    sanitize: bool,
+) -> CliResult<Outcome> {
     let Some(gfortran) = gfortran() else {
         return Ok(Outcome::Skipped("gfortran not found; set ADJC_GFORTRAN".into()));
     };
@@ -128,7 +137,12 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, flags: &[String], fixed_
             }
             args.push(format!("adjc_p{k}"));
         }
-        let cast = |v: String| if p.elem == Scalar::F32 { format!("real({v}, kind(1.0))") } else { v };
+        let cast = |v: String| match p.elem {
+            Scalar::F32 => format!("real({v}, kind(1.0))"),
+            Scalar::I64 => format!("int({v}, kind(adjc_p{k}))"),
+            Scalar::Bool => format!("({v} /= 0)"),
+            Scalar::F64 => v,
+        };
         let init = match (p.int_value, &p.shape) {
             (Some(v), _) if p.elem == Scalar::Bool => (if v != 0 { ".true." } else { ".false." }).to_string(),
             (Some(v), _) => v.to_string(),
@@ -184,13 +198,16 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, flags: &[String], fixed_
         let abs = std::fs::canonicalize(p).map_err(|e| CliError::Io(format!("{}: {e}", p.display())))?;
         pending.push((abs.to_string_lossy().into_owned(), format!("adjc_original_{k}.o")));
     }
-    let flags: Vec<String> = flags
+    let mut flags: Vec<String> = flags
         .iter()
         .map(|f| match f.strip_prefix("-I") {
             Some(d) => format!("-I{}", std::fs::canonicalize(d).map(|p| p.display().to_string()).unwrap_or(d.into())),
             None => f.clone(),
         })
         .collect();
+    if sanitize {
+        flags.extend(["-fcheck=all".to_string(), "-g".to_string()]);
+    }
     let mut objects = Vec::new();
     while !pending.is_empty() {
         let before = pending.len();
@@ -219,10 +236,17 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, flags: &[String], fixed_
         ["-ffree-line-length-none", "-I.", "check_gfortran.f90"].iter().map(|s| s.to_string()).collect();
     driver_args.extend(objects);
     driver_args.extend(["-o".to_string(), "check_gfortran".to_string()]);
+    if sanitize {
+        driver_args.extend(["-fcheck=all".to_string(), "-g".to_string()]);
+    }
     if let Some(why) = compile("the driver", Command::new(&gfortran).args(&driver_args)) {
         return Ok(Outcome::Skipped(why));
     }
-    build::run(Command::new(dir.join("check_gfortran")).current_dir(dir), "the gfortran-compiled original")?;
+    super::driver::run_checked(
+        Command::new(dir.join("check_gfortran")).current_dir(dir),
+        "the gfortran-compiled original",
+        sanitize,
+    )?;
     let read = |name: &str| -> CliResult<Vec<f64>> {
         let bytes = std::fs::read(dir.join(name)).map_err(|e| CliError::Io(format!("cannot read {name}: {e}")))?;
         Ok(bytes

@@ -33,7 +33,7 @@ fn py_str(s: &str) -> String {
 
 pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliResult<Outcome> {
     let Some(python) = python() else {
-        return Ok(Outcome::Skipped("python3 with numpy not found; set ADJC_PYTHON".into()));
+        return Ok(Outcome::Skipped("python3 with NumPy not found: install numpy or set ADJC_PYTHON".into()));
     };
     let source = std::fs::canonicalize(source).map_err(|e| CliError::Io(format!("{}: {e}", source.display())))?;
     let primal = &t.module.functions[0];
@@ -80,7 +80,13 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliRes
                 a.insert("count", Value::from(p.count()));
                 let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
                 a.insert("shape", Value::from(format!("({},)", dims.join(", "))));
-                a.insert("dtype", Value::from(if p.elem == Scalar::F32 { "float32" } else { "float64" }));
+                let dtype = match p.elem {
+                    Scalar::F32 => "float32",
+                    Scalar::F64 => "float64",
+                    Scalar::I64 => "int64",
+                    Scalar::Bool => "bool_",
+                };
+                a.insert("dtype", Value::from(dtype));
             }
         }
         args.push(Value::from(a));

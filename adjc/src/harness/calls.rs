@@ -96,6 +96,8 @@ fn param_value(k: usize, p: &PlanParam, adjoint: bool) -> BTreeMap<&'static str,
     m.insert("alloc", Value::from(count.max(1)));
     m.insert("float", Value::from(p.is_float()));
     m.insert("input", Value::from(p.is_input()));
+    m.insert("int_array", Value::from(!p.is_float() && p.shape.is_some()));
+    m.insert("int_input", Value::from(p.is_int_array_input()));
     m.insert("output", Value::from(p.is_output()));
     m.insert("wrt", Value::from(p.wrt));
     m.insert("of", Value::from(p.of));

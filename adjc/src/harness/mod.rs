@@ -53,6 +53,11 @@ impl PlanParam {
     pub fn is_output(&self) -> bool {
         self.is_float() && self.intent != Intent::In
     }
+    /// An integer or logical array the function reads (indices of a gather, masks): its
+    /// values come from `--inputs` (stored in the data file as float64, exact below 2^53).
+    pub fn is_int_array_input(&self) -> bool {
+        !self.is_float() && self.shape.is_some() && self.intent != Intent::Out
+    }
 }
 
 /// The parameters of one driver run with their values, and the data file it reads.
@@ -61,6 +66,11 @@ pub struct Plan {
     pub data: Vec<f64>,
     pub sizes_text: String,
 }
+
+/// Most elements the arrays of one driver run may have together: the driver holds each
+/// several times (values, adjoints, copies, the data file), so 2^27 elements (1 GiB of
+/// float64 per copy) is already a large machine's worth.
+pub const MAX_ELEMENTS: u64 = 1 << 27;
 
 pub fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
     let mut out = BTreeMap::new();
@@ -72,9 +82,74 @@ pub fn parse_sizes(specs: &[String]) -> CliResult<BTreeMap<String, i64>> {
             .trim()
             .parse()
             .map_err(|_| CliError::Usage(format!("bad --sizes entry `{s}`: `{v}` is not an integer")))?;
-        out.insert(k.trim().to_string(), v);
+        if out.insert(k.trim().to_string(), v).is_some() {
+            return Err(CliError::Usage(format!("--sizes gives `{}` twice; give each name once", k.trim())));
+        }
     }
     Ok(out)
+}
+
+/// `--inputs`: the archive must give every input (float inputs without an `--init`, and
+/// integer arrays) and nothing else, so that a misspelt name is never replaced by random
+/// values. Integer scalars may be in it when they agree with `--sizes`.
+fn check_archive(
+    f: &Function,
+    path: &std::path::Path,
+    arrays: &[data::NamedArray],
+    params: &[PlanParam],
+    inits: &BTreeMap<String, Dist>,
+) -> CliResult<()> {
+    let file = path.display();
+    if arrays.is_empty() {
+        return Err(CliError::Usage(format!("--inputs {file}: the archive holds no arrays")));
+    }
+    let wanted: Vec<&PlanParam> =
+        params.iter().filter(|p| p.is_int_array_input() || (p.is_input() && !inits.contains_key(&p.name))).collect();
+    for (name, _, values) in arrays {
+        let Some(p) = params.iter().find(|p| &p.name == name) else {
+            let names: Vec<String> = wanted.iter().map(|p| format!("`{}`", p.name)).collect();
+            return Err(CliError::Usage(format!(
+                "--inputs {file}: `{name}` is not a parameter of `{}` (its inputs are {})",
+                f.name,
+                if names.is_empty() { "given otherwise".to_string() } else { names.join(", ") }
+            )));
+        };
+        if let (Some(v), [x]) = (p.int_value, values.as_slice()) {
+            if *x != v as f64 {
+                return Err(CliError::Usage(format!(
+                    "--inputs {file}: `{name}` is {x} in the archive but {v} in --sizes"
+                )));
+            }
+            continue;
+        }
+        if !(p.is_input() || p.is_int_array_input()) {
+            return Err(CliError::Usage(format!(
+                "--inputs {file}: `{name}` is not an input of `{}` (it is only written, or takes its value from --sizes)",
+                f.name
+            )));
+        }
+        if inits.contains_key(name) {
+            return Err(CliError::Usage(format!("`{name}` is given both by --inputs {file} and by --init")));
+        }
+    }
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|p| !arrays.iter().any(|(n, _, _)| n == &p.name))
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    if !missing.is_empty() {
+        return Err(CliError::Usage(format!(
+            "--inputs {file}: the archive has no {} (it holds {}); add every input to it (a float input may \
+             take --init NAME=DIST instead)",
+            missing.join(", "),
+            arrays.iter().map(|(n, _, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    Ok(())
+}
+
+fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
+    sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
 
 pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Plan> {
@@ -122,31 +197,45 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
     }
     let env = |v: VarId| int_values.get(&v).copied();
     let mut params = Vec::new();
+    let mut total: u64 = 0;
     for p in &f.params {
         let var = f.var(p.var);
         let shape = match &var.ty {
             adjc_ir::Type::Scalar(_) => None,
             adjc_ir::Type::Array { dims, .. } => {
                 let mut shape = Vec::new();
+                let too_big = || {
+                    CliError::Usage(format!(
+                        "--sizes ({}): the array arguments of `{}` would have more than {MAX_ELEMENTS} (2^27) \
+                         elements together (at `{}`), the most adjc check and bench generate: choose smaller sizes",
+                        sizes_text(&sizes),
+                        f.name,
+                        var.name
+                    ))
+                };
+                let mut count: u64 = 1;
                 for d in dims {
+                    // An extent formula that overflows 64-bit arithmetic is far over the limit.
                     let n = eval_int(&d.extent, &env).ok_or_else(|| {
-                        CliError::Usage(format!("cannot compute the shape of `{}` from --sizes", var.name))
+                        if adjc_ir::eval::eval_int(&d.extent, &|v| env(v).map(|_| 1)).is_some() {
+                            too_big()
+                        } else {
+                            CliError::Usage(format!("cannot compute the shape of `{}` from --sizes", var.name))
+                        }
                     })?;
                     if n < 0 {
                         return Err(CliError::Usage(format!("`{}` would have a negative extent ({n})", var.name)));
                     }
+                    count = count.saturating_mul(n as u64);
                     shape.push(n as usize);
+                }
+                total = total.saturating_add(count);
+                if total > MAX_ELEMENTS {
+                    return Err(too_big());
                 }
                 Some(shape)
             }
         };
-        if var.ty.is_array() && !var.ty.elem().is_float() {
-            return Err(CliError::Usage(format!(
-                "adjc cannot generate values for `{}` of type {}",
-                var.name,
-                adjc_ir::print::type_str(f, &var.ty)
-            )));
-        }
         params.push(PlanParam {
             var: p.var,
             name: var.name.clone(),
@@ -162,14 +251,18 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
             w_off: None,
         });
     }
-    // The data file: initial values of every float input, then directions, then weights.
+    // The data file: initial values of every input, then directions, then weights.
     let mut rng = Rng::new(args.seed);
     let mut data_values = Vec::new();
     let npz = match &args.inputs {
-        Some(path) => data::read_npz(path)?,
+        Some(path) => {
+            let arrays = data::read_npz(path)?;
+            check_archive(f, path, &arrays, &params, &inits)?;
+            arrays
+        }
         None => Vec::new(),
     };
-    for p in params.iter_mut().filter(|p| p.is_input()) {
+    for p in params.iter_mut().filter(|p| p.is_input() || p.is_int_array_input()) {
         let shape = p.shape.clone().unwrap_or_default();
         let values = if let Some((_, s, v)) = npz.iter().find(|(n, _, _)| n == &p.name) {
             if v.len() != p.count() || (p.shape.is_some() && s != &shape) {
@@ -178,7 +271,27 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
                     p.name, s, shape
                 )));
             }
+            if !p.is_float() {
+                let bad = v.iter().find(|x| {
+                    x.fract() != 0.0 || x.abs() > 9.0e15 || (p.elem == Scalar::Bool && **x != 0.0 && **x != 1.0)
+                });
+                if let Some(x) = bad {
+                    let kind = if p.elem == Scalar::Bool { "0 or 1" } else { "an integer" };
+                    return Err(CliError::Usage(format!(
+                        "--inputs: `{}` holds {x}, which is not {kind} (`{}` is a {} array)",
+                        p.name,
+                        p.name,
+                        if p.elem == Scalar::Bool { "logical" } else { "integer" }
+                    )));
+                }
+            }
             v.clone()
+        } else if !p.is_float() {
+            return Err(CliError::Usage(format!(
+                "adjc cannot make up values for the integer array `{}` (indices must fit the kernel): \
+                 give them in an .npz archive with --inputs FILE.npz",
+                p.name
+            )));
         } else {
             let dist = inits.get(&p.name).unwrap_or(&data::DEFAULT_DIST);
             data::fill(dist, &shape, &mut rng, &p.name)?
@@ -194,6 +307,6 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
         p.w_off = Some(data_values.len());
         data_values.extend((0..p.count()).map(|_| rng.uniform(-1.0, 1.0)));
     }
-    let sizes_text = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+    let sizes_text = sizes_text(&sizes);
     Ok(Plan { params, data: data_values, sizes_text })
 }
