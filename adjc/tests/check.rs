@@ -99,8 +99,10 @@ fn a_failed_check_says_why() {
     assert!(t.contains("error at each step: h 1e-2: "), "{t}");
 }
 
-/// `--sanitize`: a gather whose indices (from `--inputs`) leave the array reads out of
-/// bounds; no entry check can see that, the data decide. Clean kernels pass.
+/// `--sanitize` on a gather whose indices come from `--inputs`: in range it passes with the
+/// sanitizers on; out of range, the generated entry check (a scan of `idx`) refuses the call
+/// before anything reads out of bounds. Clean kernels pass. (The sanitizer plumbing itself
+/// is tested on hand-written faulty C in `check::driver`'s unit tests.)
 #[test]
 fn sanitize_reports_an_out_of_bounds_read_and_passes_clean_kernels() {
     let dir = scratch("sanitize");
@@ -130,14 +132,10 @@ fn sanitize_reports_an_out_of_bounds_read_and_passes_clean_kernels() {
         let out = adjc(&args);
         let t = text(&out);
         if bad {
+            // The gather's entry check scans `idx` and refuses the call before any read.
             assert_eq!(out.status.code(), Some(1), "{t}");
-            assert!(
-                t.contains(
-                    "adjc: check failed: --sanitize: the check driver hit a memory or undefined-behaviour error: \
-                            ERROR: AddressSanitizer: global-buffer-overflow"
-                ),
-                "{t}"
-            );
+            assert!(t.contains("returned 2 (ADJC_ERR_SHAPE"), "{t}");
+            assert!(!t.contains("AddressSanitizer"), "{t}");
         } else {
             assert!(out.status.success() && t.contains("sanitizers on") && t.contains("check passed"), "{t}");
         }

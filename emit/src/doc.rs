@@ -70,6 +70,14 @@ pub(crate) fn function_doc(
     for a in &f.assumptions {
         let (l, r) = (cexpr::expr(&cx, &a.lhs), cexpr::expr(&cx, &a.rhs));
         let guard = a.guard.as_ref().map(|g| format!("{} and ", cexpr::expr(&cx, g))).unwrap_or_default();
+        if let Some(arr) = a.each {
+            out.push(format!(
+                " * Returns ADJC_ERR_SHAPE when {guard}an element of {} is outside [{l}, {r}] ({}), before writing anything.",
+                cx.name(arr),
+                comment_text(&a.what)
+            ));
+            continue;
+        }
         out.push(format!(
             " * Returns ADJC_ERR_SHAPE when {guard}{l} {} {r} ({}), before writing anything.",
             a.rel.negated_symbol(),

@@ -138,6 +138,21 @@ pub(crate) fn build(
     let mut checks = Vec::new();
     for a in &f.assumptions {
         let (l, r) = (cexpr::expr(&cx, &a.lhs), cexpr::expr(&cx, &a.rhs));
+        if let Some(arr) = a.each {
+            // A scan of an index array: every element inside [l, r].
+            let name = cx.name(arr);
+            let count: Vec<String> = f.var(arr).ty.dims().iter().map(|d| cexpr::expr(&cx, &d.extent)).collect();
+            let count = if count.is_empty() { "1".to_string() } else { count.join(" * ") };
+            let scan = format!(
+                "for (int64_t adjc_k = 0; adjc_k < {count}; adjc_k++) if ({name}[adjc_k] < {l} || {name}[adjc_k] > {r}) return ADJC_ERR_SHAPE;"
+            );
+            let line = match &a.guard {
+                Some(g) => format!("    if ({}) {scan} {}", cexpr::expr(&cx, g), quote.line(a.span.line)),
+                None => format!("    {scan} {}", quote.line(a.span.line)),
+            };
+            checks.push(line);
+            continue;
+        }
         let fails = format!("{l} {} {r}", a.rel.negated_symbol());
         let test = match &a.guard {
             Some(g) => format!("({}) && {fails}", cexpr::expr(&cx, g)),

@@ -368,6 +368,19 @@ pub fn index_checks(f: &Function) -> Result<Vec<Assumption>, Diagnostic> {
     Ok(uniq)
 }
 
+/// `idx[...] + c` with `idx` an integer array parameter the function never writes: a
+/// gather, whose index range is checked by scanning `idx` on entry.
+fn gather(f: &Function, index: &Expr) -> Option<(VarId, i64)> {
+    let lin = Lin::from_expr(index);
+    let atoms = lin.opaque_terms();
+    if !lin.vars().is_empty() || atoms.len() != 1 || atoms[0].1 != 1 {
+        return None;
+    }
+    let ExprKind::Load(arr, _) = atoms[0].0.kind else { return None };
+    let read_only = f.param(arr).is_some_and(|p| p.intent == Intent::In);
+    (read_only && f.var(arr).ty.elem() == Scalar::I64).then_some((arr, lin.c))
+}
+
 fn conjuncts(g: &Option<Expr>) -> Vec<Expr> {
     fn go(e: &Expr, out: &mut Vec<Expr>) {
         match &e.kind {
@@ -666,9 +679,27 @@ impl<'a> Walk<'a> {
         let low_limit = if a.wrapped { sym::canon(&dim.extent.clone().neg()) } else { dim.lower.clone() };
         let high_limit = sym::canon(&dim.lower.clone().add(dim.extent.clone()).sub(Expr::int(1)));
         let name = &var.name;
-        let lo = bound(&a.first, &self.loops, false, &fixed);
-        let hi = bound(&a.last, &self.loops, true, &fixed);
+        let ext_ok = |v: VarId| self.extents.contains(&v);
+        let lo = ranges::bound_nonneg(&a.first, &self.loops, false, &fixed, &ext_ok);
+        let hi = ranges::bound_nonneg(&a.last, &self.loops, true, &fixed, &ext_ok);
         if lo.is_none() || hi.is_none() {
+            if let Some((arr, c)) = gather(self.f, &a.first) {
+                let guard = facts
+                    .iter()
+                    .map(|g| Expr::binary(BinOp::Le, g.lo.clone(), g.hi.clone()))
+                    .reduce(|x, y| Expr::binary(BinOp::And, x, y));
+                let axis_txt = if var.ty.rank() > 1 { format!(" (axis {})", a.axis) } else { String::new() };
+                self.out.push(Assumption {
+                    lhs: sym::canon(&low_limit.clone().sub(Expr::int(c))),
+                    rel: Relation::Le,
+                    rhs: sym::canon(&high_limit.clone().sub(Expr::int(c))),
+                    guard,
+                    each: Some(arr),
+                    span: a.span,
+                    what: format!("`{}` indexes `{name}`{axis_txt}", self.f.var(arr).name),
+                });
+                return Ok(());
+            }
             let mut depends: Vec<String> = a
                 .first
                 .vars()
@@ -736,6 +767,7 @@ impl<'a> Walk<'a> {
                 rel: Relation::Le,
                 rhs: pos.to_expr(),
                 guard: guard.clone(),
+                each: None,
                 span: a.span,
                 what: what.clone(),
             });

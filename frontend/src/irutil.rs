@@ -128,6 +128,7 @@ pub fn compact_vars(f: &mut Function, keep: &dyn Fn(VarId) -> bool) {
         a.lhs = remap_expr(&a.lhs, &fv);
         a.rhs = remap_expr(&a.rhs, &fv);
         a.guard = a.guard.as_ref().map(|g| remap_expr(g, &fv));
+        a.each = a.each.map(&fv);
     }
     rewrite_block(&mut f.body, &|e| e.clone(), &fv);
 }

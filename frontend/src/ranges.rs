@@ -64,7 +64,19 @@ impl LoopRange {
 /// The largest (`upper`) or smallest value of `e` while the loops run (outermost first),
 /// as an expression of variables accepted by `fixed`; `None` when `e` cannot be bounded.
 pub fn bound(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool) -> Option<Expr> {
-    bound_depth(e, loops, upper, fixed, 0)
+    bound_depth(e, loops, upper, fixed, &|_| false, 0)
+}
+
+/// [`bound`], knowing which fixed variables are never negative (array extents), so that a
+/// product with them is monotone (`p * N + q`, as reshapes index).
+pub fn bound_nonneg(
+    e: &Expr,
+    loops: &[LoopRange],
+    upper: bool,
+    fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
+) -> Option<Expr> {
+    bound_depth(e, loops, upper, fixed, nonneg, 0)
 }
 
 /// Recursion guard for hostile input (bounds of bounds of ...).
@@ -79,6 +91,7 @@ fn bound_depth(
     loops: &[LoopRange],
     upper: bool,
     fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
     depth: usize,
 ) -> Option<Expr> {
     if depth > MAX_DEPTH || e.ty != Scalar::I64 {
@@ -88,7 +101,7 @@ fn bound_depth(
     // Innermost loop first: its bounds may mention outer loop variables, which are
     // eliminated later.
     for k in (0..=loops.len()).rev() {
-        lin = bound_opaque(lin, &loops[..k], upper, fixed, depth)?;
+        lin = bound_opaque(lin, &loops[..k], upper, fixed, nonneg, depth)?;
         if k == 0 {
             break;
         }
@@ -111,6 +124,7 @@ fn bound_opaque(
     loops: &[LoopRange],
     upper: bool,
     fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
     depth: usize,
 ) -> Option<Lin> {
     let atoms = lin.opaque_terms();
@@ -120,7 +134,7 @@ fn bound_opaque(
     lin.drop_opaque();
     for (a, k) in atoms {
         let b = if a.vars().iter().any(|v| is_loop_var(loops, *v).is_some()) {
-            bound_atom(&a, loops, (k > 0) == upper, fixed, depth + 1)?
+            bound_atom(&a, loops, (k > 0) == upper, fixed, nonneg, depth + 1)?
         } else {
             a
         };
@@ -130,8 +144,15 @@ fn bound_opaque(
 }
 
 /// Interval rules for the non-linear forms indices take.
-fn bound_atom(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool, depth: usize) -> Option<Expr> {
-    let rec = |x: &Expr, up: bool| bound_depth(x, loops, up, fixed, depth + 1);
+fn bound_atom(
+    e: &Expr,
+    loops: &[LoopRange],
+    upper: bool,
+    fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
+    depth: usize,
+) -> Option<Expr> {
+    let rec = |x: &Expr, up: bool| bound_depth(x, loops, up, fixed, nonneg, depth + 1);
     let free_of_loops = |x: &Expr| x.vars().iter().all(|v| is_loop_var(loops, *v).is_none() && fixed(*v));
     match &e.kind {
         // Monotone in `a` for a positive divisor (a divisor made of sizes, as reshapes
@@ -153,6 +174,22 @@ fn bound_atom(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) 
                 Some(Expr::int(0))
             }
         }
+        // `a * N` with `N` a product of extents: monotone in `a`; the bound is distributed
+        // (`(M - 1) * N` as `M * N - N`) so that it compares with other products.
+        ExprKind::Binary(BinOp::Mul, a, b) | ExprKind::Binary(BinOp::Mul, b, a)
+            if free_of_loops(b) && !b.vars().is_empty() && b.vars().iter().all(|v| nonneg(*v)) && is_product(b) =>
+        {
+            let ba = Lin::from_expr(&rec(a, upper)?);
+            let mut acc = Expr::int(ba.c).mul((**b).clone());
+            for v in ba.vars() {
+                let t = Expr::int(ba.coeff(v)).mul(Expr::var(v, Scalar::I64).mul((**b).clone()));
+                acc = acc.add(t);
+            }
+            for (x, k) in ba.opaque_terms() {
+                acc = acc.add(Expr::int(k).mul(x.mul((**b).clone())));
+            }
+            Some(sym::sort_products(&acc))
+        }
         ExprKind::Call(f @ (Intrinsic::Min | Intrinsic::Max), args) if args.len() == 2 => {
             let (a, b) = (rec(&args[0], upper)?, rec(&args[1], upper)?);
             Some(Expr::call(*f, vec![a, b], Scalar::I64))
@@ -163,6 +200,14 @@ fn bound_atom(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) 
             Some(min_max(f, a, b))
         }
         _ => None,
+    }
+}
+
+fn is_product(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(_) => true,
+        ExprKind::Binary(BinOp::Mul, a, b) => is_product(a) && is_product(b),
+        _ => false,
     }
 }
 

@@ -201,3 +201,11 @@ fn left_out_calls_must_not_feed_the_math() {
     expect_help(out_arg, "`t` is set by `call cpu_time`", 3, 3);
     expect_help(&sub("  print *, 'y =', y\n"), "input/output statements are not supported", 6, 3);
 }
+
+#[test]
+fn index_past_the_declared_bounds() {
+    // x(i + 1) with i up to n reads x(n + 1): invalid whenever the loop runs.
+    expect_help(&sub("  do i = 1, n\n    y = y + x(i + 1)\n  end do\n"), "index out of bounds", 7, 13);
+    // Below the lower bound.
+    expect_help(&sub("  do i = 1, n\n    y = y + x(i - 1)\n  end do\n"), "index out of bounds", 7, 13);
+}

@@ -297,6 +297,10 @@ pub struct Assumption {
     pub rel: Relation,
     pub rhs: Expr,
     pub guard: Option<Expr>,
+    /// When set, the assumption is `lhs <= v <= rhs` for every element `v` of this integer
+    /// array parameter (a gather `x[idx[i]]` needs every `idx` inside `x`'s axis), checked
+    /// by a scan on entry; `rel` is then [`Relation::Le`].
+    pub each: Option<VarId>,
     pub span: Span,
     pub what: String,
 }
@@ -330,7 +334,7 @@ impl Relation {
 impl Assumption {
     /// `lhs == rhs`, unguarded.
     pub fn equal(lhs: Expr, rhs: Expr, span: Span, what: impl Into<String>) -> Assumption {
-        Assumption { lhs, rel: Relation::Eq, rhs, guard: None, span, what: what.into() }
+        Assumption { lhs, rel: Relation::Eq, rhs, guard: None, each: None, span, what: what.into() }
     }
     /// Every expression of the assumption (sides and guard).
     pub fn exprs(&self) -> impl Iterator<Item = &Expr> {

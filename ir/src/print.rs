@@ -74,6 +74,18 @@ pub fn print_function(f: &Function) -> String {
     }
     for a in &f.assumptions {
         let guard = a.guard.as_ref().map(|g| format!("if {}: ", expr_str(f, g))).unwrap_or_default();
+        if let Some(v) = a.each {
+            let _ = writeln!(
+                out,
+                "  assume {guard}every {} in [{}, {}]  # {}, line {}",
+                f.var(v).name,
+                expr_str(f, &a.lhs),
+                expr_str(f, &a.rhs),
+                a.what,
+                a.span.line
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "  assume {guard}{} {} {}  # {}, line {}",

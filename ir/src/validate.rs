@@ -52,6 +52,16 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
         }
     }
     for a in &f.assumptions {
+        if let Some(arr) = a.each {
+            let ok = f.is_param(arr)
+                && arr.index() < f.vars.len()
+                && f.var(arr).ty.is_array()
+                && f.var(arr).ty.elem() == Scalar::I64;
+            if !ok {
+                return v
+                    .err(format!("assumption `{}` scans something that is not an integer array parameter", a.what));
+            }
+        }
         for e in a.exprs() {
             v.expr(e)?;
             let is_guard = a.guard.as_ref().is_some_and(|g| std::ptr::eq(g, e));

@@ -143,7 +143,10 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
             .or(unit.procs.last())
             .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };
-    let f = lower::lower_proc(source, &unit, entry)?;
+    let mut f = lower::lower_proc(source, &unit, entry)?;
+    // Every index inside its declared bounds: checked on entry, or an error when it never is.
+    let checks = crate::bounds::index_checks(&f)?;
+    f.assumptions.extend(checks);
     if let Err(e) = adjc_ir::validate::validate(&f) {
         return Err(Diagnostic::error(
             e.span,

@@ -56,6 +56,7 @@ impl Lowerer<'_> {
             for e in a.exprs() {
                 used.extend(e.vars());
             }
+            used.extend(a.each);
         }
         let typed: Vec<VarId> = used.iter().copied().collect();
         for v in typed {
