@@ -1,0 +1,451 @@
+//! What CPython rejects and tree-sitter-python accepts. tree-sitter recovers from errors
+//! and its indentation scanner is lenient: an unexpected indent is read as a continuation
+//! of the block, so one stray space could silently move or drop statements. This module
+//! checks, on an error-free tree, the rules CPython's tokenizer and compiler enforce:
+//!
+//! * the layout of logical lines (`layout`): unexpected indents, dedents to no outer
+//!   level, a missing indented block after a line ending in `:`, tabs and spaces mixed
+//!   ambiguously (TabError);
+//! * statements on one line without `;`;
+//! * `return`/`yield`/`await` outside a function, `break`/`continue` outside a loop,
+//!   `nonlocal` at module level, Python 2 `print`/`exec` statements, `as` outside
+//!   `with`/`except`/`case`;
+//! * parameters: duplicate names, a parameter without default after one with a default,
+//!   a bare `*` with no named parameter after it;
+//! * call arguments: a keyword repeated, a positional argument after a keyword argument
+//!   or after `**`, `*` after `**`.
+//!
+//! Errors in any function of the file are reported (CPython compiles the whole file).
+
+use super::parse::span_of;
+use adjc_ir::{Diagnostic, Span};
+use std::collections::BTreeSet;
+use tree_sitter::Node;
+
+const HELP: &str = "fix the Python syntax; the file must compile with Python 3";
+
+/// The first violation (lowest position) of the rules above, if any.
+pub(super) fn check(src: &str, root: Node) -> Option<Diagnostic> {
+    let mut newlines = Vec::new();
+    let a = layout(src, root, &mut newlines);
+    let b = rules(src, root, &newlines);
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.span.start < a.span.start { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The span of bytes `start..end` of `src`.
+fn span_at(src: &str, start: usize, end: usize) -> Span {
+    let start = start.min(src.len());
+    let before = src.get(..start).unwrap_or("");
+    let line = before.matches('\n').count() as u32 + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let col = before[line_start..].chars().count() as u32 + 1;
+    Span { line, col, start: start as u32, end: end.max(start) as u32 }
+}
+
+/// The end of the physical line at `i` (the index of its `\n` or `\r`, or the length).
+fn line_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+        i += 1;
+    }
+    i
+}
+
+/// String literals (f-strings with their nested expressions included) as byte ranges.
+fn string_ranges(root: Node) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "string" {
+            out.push((n.start_byte(), n.end_byte()));
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    out.sort();
+    out
+}
+
+/// CPython's tokenizer on indentation: each logical line's indentation is compared with the
+/// stack of open blocks (tabs to multiples of 8, and again with tabs as one column, which
+/// must agree).
+/// The byte offsets of the logical line ends go to `newlines`.
+fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic> {
+    let b = src.as_bytes();
+    let strings = string_ranges(root);
+    let mut next_string = 0;
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    let mut depth = 0usize;
+    // The last logical line ended with `:` (its line number, for the message).
+    let mut open_header: Option<u32> = None;
+    let mut i = 0;
+    let mut at_line_start = true;
+    let mut last_sig = 0u8;
+    let mut line_has_tokens = false;
+    while i < b.len() {
+        if at_line_start && depth == 0 {
+            at_line_start = false;
+            let (mut col, mut alt) = (0usize, 0usize);
+            while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\x0c') {
+                match b[i] {
+                    b' ' => {
+                        col += 1;
+                        alt += 1;
+                    }
+                    b'\t' => {
+                        col = (col / 8 + 1) * 8;
+                        alt += 1;
+                    }
+                    _ => {
+                        col = 0;
+                        alt = 0;
+                    }
+                }
+                i += 1;
+            }
+            if i >= b.len() || matches!(b[i], b'#' | b'\n' | b'\r') || (b[i] == b'\\' && i + 1 == b.len()) {
+                // A blank or comment-only line takes no part in the indentation.
+                continue;
+            }
+            let tok = span_at(src, i, line_end(b, i).max(i + 1));
+            let &(top, top_alt) = stack.last().unwrap_or(&(0, 0));
+            let tab_error = || {
+                Some(Diagnostic::error(tok, "inconsistent use of tabs and spaces in indentation").with_help(
+                    "indent with spaces only (or tabs only); tabs count as up to 8 columns, which makes this line's block ambiguous",
+                ))
+            };
+            if col > top {
+                if alt <= top_alt {
+                    return tab_error();
+                }
+                if open_header.is_none() {
+                    return Some(Diagnostic::error(tok, "unexpected indent").with_help(
+                        "indent this line like the statements before it; a deeper indentation only follows a line ending in `:`",
+                    ));
+                }
+                stack.push((col, alt));
+            } else {
+                if let Some(h) = open_header {
+                    return Some(
+                        Diagnostic::error(tok, format!("expected an indented block after line {h}"))
+                            .with_help(format!("indent the body of the statement on line {h} (use `pass` for an empty body)")),
+                    );
+                }
+                while stack.last().is_some_and(|&(c, _)| col < c) {
+                    stack.pop();
+                }
+                let &(top, top_alt) = stack.last().unwrap_or(&(0, 0));
+                if col != top {
+                    return Some(
+                        Diagnostic::error(tok, "unindent does not match any outer indentation level")
+                            .with_help("indent this line exactly like the block it belongs to"),
+                    );
+                }
+                if alt != top_alt {
+                    return tab_error();
+                }
+            }
+            open_header = None;
+            continue;
+        }
+        if next_string < strings.len() && strings[next_string].0 <= i {
+            let (s, e) = strings[next_string];
+            next_string += 1;
+            if s == i {
+                i = e.max(i + 1);
+                last_sig = b'"';
+                line_has_tokens = true;
+                continue;
+            }
+        }
+        match b[i] {
+            b'#' => {
+                i = line_end(b, i);
+                continue;
+            }
+            b'\\' if i + 1 < b.len() && matches!(b[i + 1], b'\n' | b'\r') => {
+                i += 1;
+                if b[i] == b'\r' && i + 1 < b.len() && b[i + 1] == b'\n' {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            b'\n' | b'\r' => {
+                if b[i] == b'\r' && i + 1 < b.len() && b[i + 1] == b'\n' {
+                    i += 1;
+                }
+                i += 1;
+                if depth == 0 {
+                    if line_has_tokens {
+                        newlines.push(i - 1);
+                        open_header = (last_sig == b':').then(|| span_at(src, i - 1, i).line);
+                    }
+                    line_has_tokens = false;
+                    at_line_start = true;
+                }
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if !b[i].is_ascii_whitespace() {
+            last_sig = b[i];
+            line_has_tokens = true;
+        }
+        i += 1;
+    }
+    if (line_has_tokens && last_sig == b':' && depth == 0) || open_header.is_some() {
+        let h = open_header.unwrap_or_else(|| span_at(src, src.len(), src.len()).line);
+        return Some(
+            Diagnostic::error(span_at(src, src.len(), src.len()), format!("expected an indented block after line {h}"))
+                .with_help(format!("indent the body of the statement on line {h} (use `pass` for an empty body)")),
+        );
+    }
+    None
+}
+
+const COMPOUND: &[&str] = &[
+    "if_statement",
+    "for_statement",
+    "while_statement",
+    "try_statement",
+    "with_statement",
+    "function_definition",
+    "class_definition",
+    "decorated_definition",
+    "match_statement",
+];
+const CLAUSES: &[&str] =
+    &["elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause", "case_clause"];
+
+#[derive(Clone, Copy, Default)]
+struct Ctx {
+    in_func: bool,
+    is_async: bool,
+    in_loop: bool,
+}
+
+fn kids(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.children(&mut c).filter(|k| !k.is_extra()).collect()
+}
+
+/// The statement-level and expression-level rules, with an explicit stack (hostile input
+/// can nest deeply).
+fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
+    let logical = |byte: usize| newlines.partition_point(|&nl| nl < byte);
+    // A statement (or a compound statement's header, up to its `:`) spans one logical line.
+    let one_line = |n: Node, end: usize| {
+        let (a, b) = (logical(n.start_byte()), logical(end.saturating_sub(1).max(n.start_byte())));
+        (a != b).then(|| {
+            let nl = newlines[a];
+            Diagnostic::error(span_at(src, nl, nl + 1), "invalid syntax: the statement ends here, unfinished")
+                .with_help("complete the statement on this line, or continue it inside brackets or after a `\\`")
+        })
+    };
+    let err = |n: Node, msg: String| Some(Diagnostic::error(span_of(src, n), msg).with_help(HELP));
+    let mut found: Option<Diagnostic> = None;
+    let mut keep = |d: Option<Diagnostic>| {
+        if let Some(d) = d {
+            if found.as_ref().map_or(true, |f| d.span.start < f.span.start) {
+                found = Some(d);
+            }
+        }
+    };
+    let mut stack = vec![(root, Ctx::default())];
+    while let Some((n, cx)) = stack.pop() {
+        let ks = kids(n);
+        match n.kind() {
+            "module" | "block" => {
+                for &k in &ks {
+                    if COMPOUND.contains(&k.kind()) {
+                        continue;
+                    }
+                    keep(one_line(k, k.end_byte()));
+                }
+                let stmts: Vec<Node> = ks.iter().copied().filter(|k| k.is_named()).collect();
+                for w in stmts.windows(2) {
+                    let gap = src.get(w[0].end_byte()..w[1].start_byte()).unwrap_or("");
+                    if !gap.contains(['\n', '\r', ';']) {
+                        keep(err(w[1], "invalid syntax: two statements on one line".into()).map(|d| {
+                            d.with_help("put each statement on its own line (or separate them with `;`)")
+                        }));
+                    }
+                }
+            }
+            k if COMPOUND.contains(&k) || CLAUSES.contains(&k) => {
+                if let Some(colon) = ks.iter().find(|c| c.kind() == ":") {
+                    keep(one_line(n, colon.end_byte()));
+                }
+            }
+            "assignment" | "augmented_assignment" => {
+                let parent = n.parent().map(|p| p.kind()).unwrap_or("");
+                let annotated = n.child_by_field_name("type").is_some();
+                let nested = matches!(parent, "assignment" | "augmented_assignment");
+                if nested && (annotated || n.kind() == "augmented_assignment" || parent == "augmented_assignment") {
+                    keep(err(n, "invalid syntax: an assignment inside an assignment".into()));
+                }
+                let mut left_node = n.child_by_field_name("left");
+                // `(a)` is a parenthesised name (tree-sitter reads a tuple pattern).
+                let parenthesised = |l: &Node| {
+                    l.kind() == "parenthesized_expression"
+                        || (l.kind() == "tuple_pattern" && l.named_child_count() == 1 && !kids(*l).iter().any(|k| k.kind() == ","))
+                };
+                while let Some(l) = left_node.filter(parenthesised) {
+                    left_node = l.named_child(0);
+                }
+                let left = left_node.map(|l| l.kind()).unwrap_or("");
+                if annotated && matches!(left, "pattern_list" | "tuple_pattern" | "list_pattern") {
+                    keep(err(n, "only single target (not tuple) can be annotated".into()));
+                }
+                if n.kind() == "augmented_assignment" && !matches!(left, "identifier" | "attribute" | "subscript") {
+                    keep(err(n, "illegal expression for augmented assignment".into()));
+                }
+            }
+            "return_statement" if !cx.in_func => keep(err(n, "'return' outside function".into())),
+            "yield" if !cx.in_func => keep(err(n, "'yield' outside function".into())),
+            "await" if !cx.in_func => keep(err(n, "'await' outside function".into())),
+            "await" if !cx.is_async => keep(err(n, "'await' outside async function".into())),
+            "break_statement" if !cx.in_loop => keep(err(n, "'break' outside loop".into())),
+            "continue_statement" if !cx.in_loop => keep(err(n, "'continue' not properly in loop".into())),
+            "nonlocal_statement" if !cx.in_func => {
+                keep(err(n, "nonlocal declaration not allowed at module level".into()))
+            }
+            "print_statement" => keep(
+                err(n, "Python 2 `print` statement".into()).map(|d| d.with_help("write `print(...)`: the file must be Python 3")),
+            ),
+            "exec_statement" => keep(
+                err(n, "Python 2 `exec` statement".into()).map(|d| d.with_help("write `exec(...)`: the file must be Python 3")),
+            ),
+            "as_pattern" => {
+                let ok = n.parent().is_some_and(|p| {
+                    matches!(p.kind(), "with_item" | "except_clause" | "case_clause" | "case_pattern")
+                        || p.kind().ends_with("_pattern")
+                });
+                if !ok {
+                    keep(err(n, "invalid syntax: `as` outside `with`, `except` or `case`".into()));
+                }
+            }
+            "parameters" | "lambda_parameters" => keep(params(src, n, &ks)),
+            "argument_list" => keep(arguments(src, &ks)),
+            _ => {}
+        }
+        // Children with their context.
+        let body = n.child_by_field_name("body").map(|b| b.id());
+        let inner = match n.kind() {
+            "function_definition" => Some(Ctx {
+                in_func: true,
+                is_async: ks.iter().any(|k| k.kind() == "async"),
+                in_loop: false,
+            }),
+            "lambda" => Some(Ctx { in_func: true, is_async: cx.is_async, in_loop: false }),
+            "class_definition" => Some(Ctx::default()),
+            "for_statement" | "while_statement" => Some(Ctx { in_loop: true, ..cx }),
+            _ => None,
+        };
+        for k in ks.into_iter().rev() {
+            let c = match inner {
+                Some(inner) if Some(k.id()) == body => inner,
+                _ => cx,
+            };
+            stack.push((k, c));
+        }
+    }
+    found
+}
+
+/// The name a parameter node binds, if any.
+fn param_name<'t>(p: Node<'t>) -> Option<Node<'t>> {
+    match p.kind() {
+        "identifier" => Some(p),
+        "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+        "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+            let mut c = p.walk();
+            let found = p.named_children(&mut c).find(|k| {
+                matches!(k.kind(), "identifier" | "list_splat_pattern" | "dictionary_splat_pattern")
+            });
+            found.and_then(param_name)
+        }
+        _ => None,
+    }
+}
+
+fn params(src: &str, n: Node, ks: &[Node]) -> Option<Diagnostic> {
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").to_string();
+    let err = |n: Node, msg: String| Some(Diagnostic::error(span_of(src, n), msg).with_help(HELP));
+    let mut seen = BTreeSet::new();
+    let mut seen_default = false;
+    let mut after_star = false;
+    let mut bare_star: Option<Node> = None;
+    for p in ks.iter().copied().filter(|k| k.is_named()) {
+        let splat_text = text(p);
+        let is_star = p.kind() == "list_splat_pattern" || (p.kind() == "typed_parameter" && splat_text.starts_with('*'));
+        let is_dstar = p.kind() == "dictionary_splat_pattern" || splat_text.starts_with("**");
+        if p.kind() == "keyword_separator" {
+            after_star = true;
+            bare_star = Some(p);
+            continue;
+        }
+        if p.kind() == "positional_separator" {
+            continue;
+        }
+        if let Some(name) = param_name(p) {
+            let s = text(name);
+            if !seen.insert(s.clone()) {
+                let what = if n.kind() == "lambda_parameters" { "lambda" } else { "function definition" };
+                return err(name, format!("duplicate argument '{s}' in {what}"));
+            }
+        }
+        if is_dstar {
+            continue;
+        }
+        if is_star {
+            after_star = true;
+            bare_star = None;
+            continue;
+        }
+        bare_star = None;
+        let has_default = matches!(p.kind(), "default_parameter" | "typed_default_parameter");
+        if has_default {
+            seen_default = true;
+        } else if seen_default && !after_star {
+            return err(p, "parameter without a default follows parameter with a default".into());
+        }
+    }
+    if let Some(s) = bare_star {
+        return err(s, "named arguments must follow bare *".into());
+    }
+    None
+}
+
+fn arguments(src: &str, ks: &[Node]) -> Option<Diagnostic> {
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").to_string();
+    let err = |n: Node, msg: String| Some(Diagnostic::error(span_of(src, n), msg).with_help(HELP));
+    let mut seen = BTreeSet::new();
+    let (mut keyword, mut dstar) = (false, false);
+    for a in ks.iter().copied().filter(|k| k.is_named()) {
+        match a.kind() {
+            "keyword_argument" => {
+                keyword = true;
+                if let Some(name) = a.child_by_field_name("name") {
+                    let s = text(name);
+                    if !seen.insert(s.clone()) {
+                        return err(name, format!("keyword argument repeated: {s}"));
+                    }
+                }
+            }
+            "dictionary_splat" => dstar = true,
+            "list_splat" if dstar => return err(a, "iterable argument unpacking follows keyword argument unpacking".into()),
+            "list_splat" => {}
+            _ if dstar => return err(a, "positional argument follows keyword argument unpacking".into()),
+            _ if keyword => return err(a, "positional argument follows keyword argument".into()),
+            _ => {}
+        }
+    }
+    None
+}
