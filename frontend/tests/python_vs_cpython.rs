@@ -76,7 +76,8 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
         4 if toks.len() >= 2 => {
             let k = rng.below(toks.len() - 1);
             let (a, b) = (toks[k], toks[k + 1]);
-            lines[li] = format!("{}{}{}{}{}", &line[..a.0], &line[b.0..b.1], &line[a.1..b.0], &line[a.0..a.1], &line[b.1..]);
+            lines[li] =
+                format!("{}{}{}{}{}", &line[..a.0], &line[b.0..b.1], &line[a.1..b.0], &line[a.0..a.1], &line[b.1..]);
         }
         5 => {
             // Drop one bracket, colon or comma.
@@ -119,13 +120,18 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
         9 if !toks.is_empty() => {
             // Insert a punctuation or keyword before a token.
             let t = toks[rng.below(toks.len())];
-            let ins = rng.pick(&[",", ":", "(", ")", "=", "*", "**", ".", "lambda ", "not ", "and ", "in ", "= 1,", "x="]);
+            let ins =
+                rng.pick(&[",", ":", "(", ")", "=", "*", "**", ".", "lambda ", "not ", "and ", "in ", "= 1,", "x="]);
             lines[li] = format!("{}{}{}", &line[..t.0], ins, &line[t.0..]);
         }
         10 => {
             // Re-indent the line by a tab or by the indentation of another line.
             let other = &lines[code[rng.below(code.len())]];
-            let ind = if rng.below(4) == 0 { "\t".to_string() } else { other[..other.len() - other.trim_start().len()].to_string() };
+            let ind = if rng.below(4) == 0 {
+                "\t".to_string()
+            } else {
+                other[..other.len() - other.trim_start().len()].to_string()
+            };
             lines[li] = format!("{ind}{}", line.trim_start());
         }
         _ => {

@@ -88,8 +88,9 @@ pub fn dim_specs<'t>(src: &str, list: Node<'t>) -> Result<Vec<DimSpec<'t>>, Diag
     Ok(dims)
 }
 
-/// Adds the names declared by `decl` (a `variable_declaration`) to `table`.
-pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(), Diagnostic> {
+/// Adds the names declared by `decl` (a `variable_declaration`) to `table`. With `once`
+/// (the declarations of one scope), a name given a type, shape or intent twice is an error.
+pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool) -> Result<(), Diagnostic> {
     let mut ty = None;
     let mut intent = None;
     let mut parameter = false;
@@ -160,13 +161,26 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
         let name = text(src, name_node).to_string();
         let key = name.to_ascii_lowercase();
         let entry = table.entry(key).or_insert_with(|| Sym::bare(name.clone(), span_of(src, name_node)));
+        let twice = |what: &str| {
+            Diagnostic::error(span_of(src, name_node), format!("`{name}` is given {what} twice"))
+                .with_help(format!("declare `{name}` once (its first declaration is on line {})", entry.span.line))
+        };
         if ty.is_some() {
+            if once && entry.ty.is_some() {
+                return Err(twice("a type"));
+            }
             entry.ty = ty;
         }
         if let Some(dd) = dims.or_else(|| dims_attr.clone()) {
+            if once && entry.dims.is_some() {
+                return Err(twice("a shape"));
+            }
             entry.dims = Some(dd);
         }
         if intent.is_some() {
+            if once && entry.intent.is_some() {
+                return Err(twice("an intent"));
+            }
             entry.intent = intent;
         }
         entry.parameter |= parameter;

@@ -58,6 +58,9 @@ pub struct Lowerer<'s, 't> {
     pub deferred: BTreeMap<VarId, usize>,
     /// Variables set by left-out timer and hook calls (call name, call span).
     pub left_out: Vec<(VarId, String, Span)>,
+    /// Locals given a value in their declaration, with the span of that initialiser (the
+    /// span of the statements giving them that value).
+    pub initialised: Vec<(VarId, Span)>,
 }
 
 /// The header and specification part of a procedure.
@@ -108,6 +111,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         do_vars: BTreeSet::new(),
         deferred: BTreeMap::new(),
         left_out: Vec::new(),
+        initialised: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
     for s in stmts {
@@ -141,7 +145,16 @@ impl<'s, 't> Lowerer<'s, 't> {
                 match c.kind() {
                     "parameters" => {
                         for p in named(c) {
-                            dummy_names.push((text(src, p).to_ascii_lowercase(), span_of(src, p)));
+                            let name = text(src, p).to_ascii_lowercase();
+                            if dummy_names.iter().any(|(d, _)| *d == name) {
+                                return Err(self
+                                    .err(
+                                        p,
+                                        format!("the argument `{}` appears twice in the argument list", text(src, p)),
+                                    )
+                                    .with_help("give every dummy argument its own name"));
+                            }
+                            dummy_names.push((name, span_of(src, p)));
                         }
                     }
                     "function_result" => {
@@ -161,12 +174,22 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut stmts = Vec::new();
         let mut in_spec = true;
         let mut implicit_none = false;
+        let mut implicit_seen = false;
         for n in items {
             match n.kind() {
                 "subroutine_statement" | "function_statement" | "internal_procedures" => {}
                 k if k.starts_with("end_") && k.ends_with("_statement") => {}
-                "variable_declaration" if in_spec => decl::collect(src, n, &mut local)?,
+                "variable_declaration" if in_spec => decl::collect(src, n, &mut local, true)?,
                 "implicit_statement" => {
+                    if !local.is_empty() {
+                        return Err(self
+                            .err(n, "`implicit` after a declaration")
+                            .with_help("put `implicit none` before the declarations (after the `use` statements)"));
+                    }
+                    if implicit_seen {
+                        return Err(self.err(n, "a second `implicit` statement").with_help("keep one `implicit none`"));
+                    }
+                    implicit_seen = true;
                     if text(src, n).to_ascii_lowercase().contains("none") {
                         implicit_none = true;
                     } else {
@@ -208,6 +231,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
+        // The host's `implicit none` holds unless the procedure has its own `implicit`.
+        let implicit_none = implicit_none || (!implicit_seen && proc.host_implicit_none);
         Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases })
     }
 
@@ -217,7 +242,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let local = &spec.local;
         let mut host = Table::new();
         for d in self.unit.module_decls.iter().chain(proc.host_decls.iter()) {
-            decl::collect(src, *d, &mut host)?;
+            decl::collect(src, *d, &mut host, false)?;
         }
         for (name, remote, span) in &spec.aliases {
             match host.get(remote) {
@@ -311,6 +336,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
     /// local arrays, which are allocated at the top of the function.
     pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
             if sym.parameter || self.names.contains_key(key) {
                 continue;
@@ -318,6 +344,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             let elem = self.scalar_type(sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Local, sym.span);
             self.names.insert(key.clone(), Binding::Var(id));
+            if sym.init.is_some() {
+                with_init.push((id, sym.clone()));
+            }
             if sym.allocatable {
                 // Typed by its `allocate` statement.
                 self.deferred.insert(id, sym.dims.as_ref().map_or(0, |d| d.len()));
@@ -340,6 +369,119 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.alloc_at_top(id, sym.span);
             }
         }
+        with_init.sort_by_key(|(_, s)| s.span.start);
+        for (id, sym) in with_init {
+            self.initialise(id, &sym)?;
+        }
+        Ok(())
+    }
+
+    /// Gives a local its declared initial value (`real(8) :: c = 2.0_8`,
+    /// `w(3) = (/1d0, 2d0, 3d0/)`) where it is declared: at the top of the function, or
+    /// where a callee is inlined. In Fortran such a local is saved between calls; `finish`
+    /// rejects it when the procedure also assigns it, so it is a constant here.
+    fn initialise(&mut self, id: VarId, sym: &decl::Sym<'t>) -> R<()> {
+        let Some(init) = sym.init else { return Ok(()) };
+        let span = self.sp(init);
+        let saved = std::mem::replace(&mut self.span, span);
+        let ty = self.f.var(id).ty.clone();
+        let elem = ty.elem();
+        let constant = |lw: &mut Self, n: Node<'t>| -> R<Expr> {
+            let e = lw.expr(n, None)?;
+            if !e.vars().is_empty() {
+                return Err(lw
+                    .err(n, format!("the initial value of `{}` is not a constant", sym.name))
+                    .with_help("an initialiser must be a constant expression; assign the value in the body"));
+            }
+            if (e.ty == Scalar::Bool) != (elem == Scalar::Bool) {
+                return Err(
+                    lw.err(n, format!("cannot initialise the {elem} variable `{}` with a {} value", sym.name, e.ty))
+                );
+            }
+            Ok(e.cast(elem))
+        };
+        let mut stmts = Vec::new();
+        match &ty {
+            Type::Scalar(_) => {
+                if init.kind() == "array_literal" {
+                    return Err(self.err(init, format!("`{}` is a scalar, initialised with an array", sym.name)));
+                }
+                stmts.push(Stmt::assign(Place::scalar(id), constant(self, init)?, span));
+            }
+            Type::Array { dims, .. } => {
+                let help = "assign the values in the body, or make it a `parameter` array";
+                let extents: Option<Vec<i64>> = dims.iter().map(|d| d.extent.as_int()).collect();
+                let lowers: Option<Vec<i64>> = dims.iter().map(|d| d.lower.as_int()).collect();
+                let (Some(extents), Some(lowers)) = (extents, lowers) else {
+                    return Err(self
+                        .err(init, format!("the initialised array `{}` has no constant shape", sym.name))
+                        .with_help(help));
+                };
+                let count: i64 = extents.iter().product();
+                let values: Vec<Expr> = if init.kind() == "array_literal" {
+                    let items = named(init);
+                    if dims.len() != 1 {
+                        return Err(self
+                            .err(
+                                init,
+                                format!(
+                                    "array initialisers are supported for rank-1 arrays; `{}` has rank {}",
+                                    sym.name,
+                                    dims.len()
+                                ),
+                            )
+                            .with_help(help));
+                    }
+                    if let Some(bad) =
+                        items.iter().find(|i| matches!(i.kind(), "implied_do_loop" | "array_literal" | "type_name"))
+                    {
+                        return Err(self
+                            .err(*bad, "this array constructor item is not supported in an initialiser")
+                            .with_help(help));
+                    }
+                    if items.len() as i64 != count {
+                        return Err(self.err(
+                            init,
+                            format!("`{}` has {count} elements but its initialiser gives {}", sym.name, items.len()),
+                        ));
+                    }
+                    items.into_iter().map(|i| constant(self, i)).collect::<R<_>>()?
+                } else {
+                    if count > 16 {
+                        return Err(self
+                            .err(
+                                init,
+                                format!(
+                                    "initialising all {count} elements of `{}` in its declaration is not supported",
+                                    sym.name
+                                ),
+                            )
+                            .with_help("assign the value in the body (`w = 0`)"));
+                    }
+                    let v = constant(self, init)?;
+                    vec![v; count.max(0) as usize]
+                };
+                // Column-major order, from the declared lower bounds.
+                for (k, v) in values.into_iter().enumerate() {
+                    let mut rest = k as i64;
+                    let index: Vec<Expr> = extents
+                        .iter()
+                        .zip(&lowers)
+                        .map(|(&e, &lo)| {
+                            let i = lo + rest % e.max(1);
+                            rest /= e.max(1);
+                            Expr::int(i)
+                        })
+                        .collect();
+                    stmts.push(Stmt::assign(Place::element(id, index), v, span));
+                }
+            }
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(stmts);
+        }
+        self.initialised.push((id, span));
+        self.span = saved;
         Ok(())
     }
 
@@ -631,12 +773,47 @@ impl<'s, 't> Lowerer<'s, 't> {
         (1..).map(|k| format!("{base}_{k}")).find(|n| free(n)).unwrap_or_else(|| base.to_string())
     }
 
+    /// A local with an initialiser that the procedure also assigns keeps its value from
+    /// one call to the next in Fortran (implied `save`): state adjc cannot differentiate.
+    fn check_initialised(&self) -> R<()> {
+        for &(v, init) in &self.initialised {
+            let mut write: Option<Span> = None;
+            walk_stmts(&self.f.body, &mut |s| {
+                let writes = s.written_var() == Some(v) || matches!(&s.kind, StmtKind::Loop(l) if l.var == v);
+                if writes && s.span.start != init.start && write.is_none() {
+                    write = Some(s.span);
+                }
+            });
+            if let Some(at) = write {
+                return Err(self.saved_error(v, init, at));
+            }
+        }
+        Ok(())
+    }
+
+    /// `v`, initialised in its declaration at `init`, is assigned at `at`.
+    pub fn saved_error(&self, v: VarId, init: Span, at: Span) -> Diagnostic {
+        let name = &self.f.var(v).name;
+        Diagnostic::error(
+            at,
+            format!(
+                "`{name}` is assigned here but has an initial value in its declaration (line {}): \
+                 Fortran then keeps its value from one call to the next (implied `save`), which adjc does not support",
+                init.line
+            ),
+        )
+        .with_help(format!(
+            "if `{name}` is a constant, declare it `parameter`; else drop the initialiser and assign `{name}` at the start of the routine"
+        ))
+    }
+
     fn finish(mut self) -> R<Function> {
         let mut body = self.blocks.pop().unwrap_or_default();
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));
         }
         self.f.body = body;
+        self.check_initialised()?;
         let written = irutil::written_in(&self.f.body);
         let read: BTreeSet<VarId> = read_vars(&self.f.body).into_iter().collect();
         for (v, call, span) in &self.left_out {

@@ -380,6 +380,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         let declared = self.lookup(var_node)?;
         if let Binding::Var(v) = declared {
             self.do_vars.insert(v);
+            if let Some(&(_, init)) = self.initialised.iter().find(|(x, _)| *x == v) {
+                return Err(self.saved_error(v, init, self.sp(var_node)));
+            }
         }
         match declared {
             Binding::Var(v)

@@ -64,3 +64,63 @@ pub fn syntax_error(src: &str, n: Node) -> Diagnostic {
     // The rest of the source line from the offending node.
     crate::ts::syntax_error(span_of(src, n), n, src.get(n.start_byte()..).unwrap_or(""), help)
 }
+
+/// What gfortran rejects and tree-sitter-fortran accepts: a bare `end` closing a `do`,
+/// `if`, `select`, ... construct (only program units end with a bare `end`), an `end
+/// subroutine` (function, module, program) naming another unit.
+pub fn structure_error(src: &str, root: Node) -> Option<Diagnostic> {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let k = n.kind();
+        if k.starts_with("end_")
+            && k.ends_with("_statement")
+            && !matches!(
+                k,
+                "end_subroutine_statement"
+                    | "end_function_statement"
+                    | "end_module_statement"
+                    | "end_program_statement"
+                    | "end_submodule_statement"
+                    | "end_module_procedure_statement"
+            )
+            && text(src, n).trim().eq_ignore_ascii_case("end")
+        {
+            let what = k.trim_start_matches("end_").trim_end_matches("_statement").replace("_loop", "");
+            let what = what.replace('_', " ");
+            return Some(
+                Diagnostic::error(span_of(src, n), format!("`end` alone cannot close a `{what}` construct"))
+                    .with_help(format!("write `end {}`", what.split(' ').next().unwrap_or(&what))),
+            );
+        }
+        if k == "statement_label" && n.child_count() > 0 {
+            let next = src.as_bytes().get(n.end_byte()).copied().unwrap_or(b' ');
+            if !next.is_ascii_whitespace() {
+                return Some(
+                    Diagnostic::error(span_of(src, n), "a statement label must be followed by a blank")
+                        .with_help(format!("write `{} ` before the statement, or remove the label", text(src, n))),
+                );
+            }
+        }
+        if matches!(k, "subroutine" | "function" | "module" | "program") {
+            let kids = named(n);
+            let name_in = |s: Option<Node>| -> Option<(Span, String)> {
+                let c = named(s?).into_iter().find(|c| c.kind() == "name")?;
+                Some((span_of(src, c), text(src, c).to_ascii_lowercase()))
+            };
+            let begin = name_in(kids.iter().copied().find(|c| c.kind().ends_with("_statement")));
+            let end = name_in(kids.iter().copied().rev().find(|c| c.kind().starts_with("end_")));
+            if let (Some((_, b)), Some((e_node, e))) = (begin, end) {
+                if b != e {
+                    return Some(
+                        Diagnostic::error(e_node, format!("the `end {k}` names `{e}`, not `{b}`"))
+                            .with_help(format!("write `end {k} {b}`")),
+                    );
+                }
+            }
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    None
+}

@@ -130,8 +130,9 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
             } else {
                 if let Some(h) = open_header {
                     return Some(
-                        Diagnostic::error(tok, format!("expected an indented block after line {h}"))
-                            .with_help(format!("indent the body of the statement on line {h} (use `pass` for an empty body)")),
+                        Diagnostic::error(tok, format!("expected an indented block after line {h}")).with_help(
+                            format!("indent the body of the statement on line {h} (use `pass` for an empty body)"),
+                        ),
                     );
                 }
                 while stack.last().is_some_and(|&(c, _)| col < c) {
@@ -272,9 +273,10 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 for w in stmts.windows(2) {
                     let gap = src.get(w[0].end_byte()..w[1].start_byte()).unwrap_or("");
                     if !gap.contains(['\n', '\r', ';']) {
-                        keep(err(w[1], "invalid syntax: two statements on one line".into()).map(|d| {
-                            d.with_help("put each statement on its own line (or separate them with `;`)")
-                        }));
+                        keep(
+                            err(w[1], "invalid syntax: two statements on one line".into())
+                                .map(|d| d.with_help("put each statement on its own line (or separate them with `;`)")),
+                        );
                     }
                 }
             }
@@ -294,7 +296,9 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 // `(a)` is a parenthesised name (tree-sitter reads a tuple pattern).
                 let parenthesised = |l: &Node| {
                     l.kind() == "parenthesized_expression"
-                        || (l.kind() == "tuple_pattern" && l.named_child_count() == 1 && !kids(*l).iter().any(|k| k.kind() == ","))
+                        || (l.kind() == "tuple_pattern"
+                            && l.named_child_count() == 1
+                            && !kids(*l).iter().any(|k| k.kind() == ","))
                 };
                 while let Some(l) = left_node.filter(parenthesised) {
                     left_node = l.named_child(0);
@@ -317,10 +321,12 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 keep(err(n, "nonlocal declaration not allowed at module level".into()))
             }
             "print_statement" => keep(
-                err(n, "Python 2 `print` statement".into()).map(|d| d.with_help("write `print(...)`: the file must be Python 3")),
+                err(n, "Python 2 `print` statement".into())
+                    .map(|d| d.with_help("write `print(...)`: the file must be Python 3")),
             ),
             "exec_statement" => keep(
-                err(n, "Python 2 `exec` statement".into()).map(|d| d.with_help("write `exec(...)`: the file must be Python 3")),
+                err(n, "Python 2 `exec` statement".into())
+                    .map(|d| d.with_help("write `exec(...)`: the file must be Python 3")),
             ),
             "as_pattern" => {
                 let ok = n.parent().is_some_and(|p| {
@@ -338,11 +344,9 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
         // Children with their context.
         let body = n.child_by_field_name("body").map(|b| b.id());
         let inner = match n.kind() {
-            "function_definition" => Some(Ctx {
-                in_func: true,
-                is_async: ks.iter().any(|k| k.kind() == "async"),
-                in_loop: false,
-            }),
+            "function_definition" => {
+                Some(Ctx { in_func: true, is_async: ks.iter().any(|k| k.kind() == "async"), in_loop: false })
+            }
             "lambda" => Some(Ctx { in_func: true, is_async: cx.is_async, in_loop: false }),
             "class_definition" => Some(Ctx::default()),
             "for_statement" | "while_statement" => Some(Ctx { in_loop: true, ..cx }),
@@ -366,9 +370,9 @@ fn param_name<'t>(p: Node<'t>) -> Option<Node<'t>> {
         "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
         "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
             let mut c = p.walk();
-            let found = p.named_children(&mut c).find(|k| {
-                matches!(k.kind(), "identifier" | "list_splat_pattern" | "dictionary_splat_pattern")
-            });
+            let found = p
+                .named_children(&mut c)
+                .find(|k| matches!(k.kind(), "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"));
             found.and_then(param_name)
         }
         _ => None,
@@ -384,7 +388,8 @@ fn params(src: &str, n: Node, ks: &[Node]) -> Option<Diagnostic> {
     let mut bare_star: Option<Node> = None;
     for p in ks.iter().copied().filter(|k| k.is_named()) {
         let splat_text = text(p);
-        let is_star = p.kind() == "list_splat_pattern" || (p.kind() == "typed_parameter" && splat_text.starts_with('*'));
+        let is_star =
+            p.kind() == "list_splat_pattern" || (p.kind() == "typed_parameter" && splat_text.starts_with('*'));
         let is_dstar = p.kind() == "dictionary_splat_pattern" || splat_text.starts_with("**");
         if p.kind() == "keyword_separator" {
             after_star = true;
@@ -440,7 +445,9 @@ fn arguments(src: &str, ks: &[Node]) -> Option<Diagnostic> {
                 }
             }
             "dictionary_splat" => dstar = true,
-            "list_splat" if dstar => return err(a, "iterable argument unpacking follows keyword argument unpacking".into()),
+            "list_splat" if dstar => {
+                return err(a, "iterable argument unpacking follows keyword argument unpacking".into())
+            }
             "list_splat" => {}
             _ if dstar => return err(a, "positional argument follows keyword argument unpacking".into()),
             _ if keyword => return err(a, "positional argument follows keyword argument".into()),
