@@ -64,6 +64,10 @@ pub fn colon_parts<'t>(n: Node<'t>) -> Vec<Option<Node<'t>>> {
 }
 
 pub fn dim_specs<'t>(src: &str, list: Node<'t>) -> Result<Vec<DimSpec<'t>>, Diagnostic> {
+    if named(list).is_empty() {
+        return Err(Diagnostic::error(span_of(src, list), "an array needs at least one dimension")
+            .with_help("give its bounds, e.g. `x(n)` or `x(:)`"));
+    }
     let mut dims = Vec::new();
     for d in named(list) {
         if text(src, d).trim() == "*" || d.kind() == "assumed_size" {

@@ -170,6 +170,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
+        if let Some((d, span)) = dummy_names.iter().find(|(d, _)| Some(d) == result_name.as_ref()) {
+            return Err(Diagnostic::error(*span, format!("`{d}` is both an argument and the function result"))
+                .with_help("give the result its own name in `result(...)`"));
+        }
         let mut local = Table::new();
         let mut stmts = Vec::new();
         let mut in_spec = true;

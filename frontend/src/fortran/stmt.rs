@@ -574,7 +574,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         for a in args {
             let target = if a.kind() == "keyword_argument" { named(a).last().copied() } else { Some(a) };
             if let Some(t) = target.filter(|t| t.kind() == "identifier") {
-                if let Ok(Binding::Var(v)) = self.lookup(t) {
+                // Undeclared under `implicit none` is an error even here (as in gfortran).
+                if let Binding::Var(v) = self.lookup(t)? {
                     self.left_out.push((v, name.to_string(), self.sp(n)));
                 }
             }
@@ -723,6 +724,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     _ => body.push(p),
                 }
+            }
+            if is_default && arms.iter().any(|a| a.0.is_none()) {
+                return Err(self
+                    .err(case, "a second `case default`")
+                    .with_help("a `select case` has at most one `case default`"));
             }
             let cond = if is_default { None } else { Some(cond.unwrap_or_else(|| Expr::boolean(false))) };
             arms.push((cond, self.sp(case), body));

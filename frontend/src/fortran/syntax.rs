@@ -69,9 +69,33 @@ pub fn syntax_error(src: &str, n: Node) -> Diagnostic {
 /// `if`, `select`, ... construct (only program units end with a bare `end`), an `end
 /// subroutine` (function, module, program) naming another unit.
 pub fn structure_error(src: &str, root: Node) -> Option<Diagnostic> {
+    let logical = logical_lines(src);
+    let line_of = |row: usize| logical.get(row).copied().unwrap_or(row);
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         let k = n.kind();
+        // A statement ends at the end of its line unless the line ends with `&`:
+        // tree-sitter may run on into the next line (`real(8) ::` then `integer :: n`).
+        if is_statement(k) && !named(n).iter().any(|c| is_statement(c.kind()) || c.kind().ends_with("_loop")) {
+            let end = n.end_position();
+            let last_row = if end.column == 0 && end.row > n.start_position().row { end.row - 1 } else { end.row };
+            if line_of(n.start_position().row) != line_of(last_row) {
+                let line_end = src[n.start_byte()..].find('\n').map_or(src.len(), |i| n.start_byte() + i);
+                let span = span_of(src, n);
+                return Some(
+                    Diagnostic::error(
+                        adjc_ir::Span {
+                            start: line_end as u32,
+                            end: line_end as u32 + 1,
+                            col: span.col + (line_end - n.start_byte()) as u32,
+                            ..span
+                        },
+                        "syntax error: the statement is incomplete at the end of the line",
+                    )
+                    .with_help("complete the statement, or continue it on the next line with `&`"),
+                );
+            }
+        }
         if k.starts_with("end_")
             && k.ends_with("_statement")
             && !matches!(
@@ -101,6 +125,31 @@ pub fn structure_error(src: &str, root: Node) -> Option<Diagnostic> {
                 );
             }
         }
+        // A construct's end names the construct's label, if it has one, and nothing else.
+        if let Some(end) =
+            named(n).into_iter().rev().find(|c| c.kind().starts_with("end_") && c.kind() != "end_subroutine_statement")
+        {
+            let start = named(n)
+                .into_iter()
+                .find(|c| c.kind() == "block_label_start_expression")
+                .map(|b| text(src, b).trim_end().trim_end_matches(':').trim().to_ascii_lowercase());
+            let end_label = named(end).into_iter().find(|c| c.kind() == "block_label");
+            let end_text = end_label.map(|l| text(src, l).to_ascii_lowercase());
+            if end_text.is_some() && end_text != start {
+                let l = end_label.map_or(span_of(src, end), |l| span_of(src, l));
+                let msg = match &start {
+                    Some(s) => {
+                        format!("this `end` names `{}`, but the construct is `{s}`", end_text.unwrap_or_default())
+                    }
+                    None => {
+                        format!("this `end` names `{}`, but the construct has no name", end_text.unwrap_or_default())
+                    }
+                };
+                return Some(Diagnostic::error(l, msg).with_help(
+                    "name the construct's end as its start (`name: do` ... `end do name`), or drop the name",
+                ));
+            }
+        }
         if matches!(k, "subroutine" | "function" | "module" | "program") {
             let kids = named(n);
             let name_in = |s: Option<Node>| -> Option<(Span, String)> {
@@ -123,4 +172,35 @@ pub fn structure_error(src: &str, root: Node) -> Option<Diagnostic> {
         stack.extend(kids.into_iter().rev());
     }
     None
+}
+
+fn is_statement(k: &str) -> bool {
+    (k.ends_with("_statement") && !matches!(k, "if_statement" | "where_statement" | "select_case_statement"))
+        || k == "variable_declaration"
+}
+
+/// For each physical line, the index of the logical line it belongs to (free form: a line
+/// ending in `&`, before any `!` comment, continues on the next).
+fn logical_lines(src: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut logical = 0;
+    for line in src.split('\n') {
+        out.push(logical);
+        let mut code = String::new();
+        let mut quote: Option<char> = None;
+        for c in line.chars() {
+            match quote {
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None if c == '\'' || c == '"' => quote = Some(c),
+                None if c == '!' => break,
+                None => {}
+            }
+            code.push(c);
+        }
+        if !code.trim_end().ends_with('&') {
+            logical += 1;
+        }
+    }
+    out
 }
