@@ -49,6 +49,25 @@ fn python_syntax_rules_cpython_enforces() {
     expect("def f(x):\n    a, b: int = 1\n", "only single target (not tuple) can be annotated", 2, 5);
     expect("def f(x):\n    (a, b) += 1\n", "illegal expression for augmented assignment", 2, 5);
     expect("import g() as np\ndef f(x):\n    return x\n", "syntax error", 1, 1);
+    // In a helper that is never called, too.
+    for (line, msg) in [
+        ("del 1", "cannot delete this expression"),
+        ("a, *b, *c = x", "multiple starred expressions in assignment"),
+        ("return g(y for y in x, 1)", "must be parenthesised"),
+        ("x := 1", "an unparenthesised `:=`"),
+        ("return *x", "can't use starred expression here"),
+        ("return x <> 1", "`<>` (Python 2)"),
+        ("raise E, 'x'", "Python 2 `raise E, value`"),
+        ("return ur'x'", "invalid string literal"),
+        ("return 0777", "leading zeros in decimal integer literals"),
+        ("global x", "name 'x' is parameter and global"),
+        ("y = 1\n    global y", "name 'y' is used prior to global declaration"),
+    ] {
+        let src = format!("def h(x):\n    {line}\n\ndef f(z):\n    return 2.0 * z\n");
+        let d = lower_err(&src);
+        assert!(d.message.contains(msg), "{line}: {}", d.message);
+        assert!((2..=3).contains(&d.span.line), "{line}: line {}", d.span.line);
+    }
     // An error in a function that is not compiled is still an error (CPython compiles the
     // whole file).
     expect("def g(x, x):\n    return x\n\ndef f(x):\n    return x\n", "duplicate argument", 1, 10);

@@ -120,8 +120,10 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
         9 if !toks.is_empty() => {
             // Insert a punctuation or keyword before a token.
             let t = toks[rng.below(toks.len())];
-            let ins =
-                rng.pick(&[",", ":", "(", ")", "=", "*", "**", ".", "lambda ", "not ", "and ", "in ", "= 1,", "x="]);
+            let ins = rng.pick(&[
+                ",", ":", "(", ")", "=", "*", "**", ".", "lambda ", "not ", "and ", "in ", "= 1,", "x=", "0", "<> ",
+                ":= ", "u", "del ", "global ",
+            ]);
             lines[li] = format!("{}{}{}", &line[..t.0], ins, &line[t.0..]);
         }
         10 => {
@@ -149,7 +151,8 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
 /// CPython's verdict on each source: `None` when `compile()` accepts it, else its message.
 fn cpython_verdicts(python: &str, sources: &[String]) -> Vec<Option<String>> {
     let script = r#"
-import sys
+import sys, warnings
+warnings.simplefilter("ignore")
 data = sys.stdin.buffer.read()
 i = 0
 out = []

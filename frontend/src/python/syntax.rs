@@ -338,6 +338,86 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 }
             }
             "parameters" | "lambda_parameters" => keep(params(src, n, &ks)),
+            "delete_statement" => {
+                for t in ks.iter().copied().filter(|k| k.is_named()) {
+                    let targets =
+                        if matches!(t.kind(), "expression_list" | "tuple" | "list") { kids(t) } else { vec![t] };
+                    for t in targets.into_iter().filter(|k| k.is_named()) {
+                        if !deletable(t) {
+                            keep(err(t, "cannot delete this expression".into()));
+                        }
+                    }
+                }
+            }
+            "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                let stars = ks.iter().filter(|k| k.kind() == "list_splat_pattern").count();
+                if stars > 1 {
+                    keep(err(n, "multiple starred expressions in assignment".into()));
+                }
+            }
+            "for_in_clause" => {
+                if let Some(comma) = ks.iter().skip_while(|k| k.kind() != "in").find(|k| k.kind() == ",") {
+                    keep(err(
+                        *comma,
+                        "invalid syntax: a comprehension's iterable must be parenthesised when it is a tuple".into(),
+                    ));
+                }
+            }
+            "named_expression" => {
+                let parent = n.parent().map(|p| p.kind()).unwrap_or("");
+                if matches!(
+                    parent,
+                    "expression_statement"
+                        | "assignment"
+                        | "augmented_assignment"
+                        | "return_statement"
+                        | "keyword_argument"
+                ) {
+                    keep(
+                        err(n, "invalid syntax: an unparenthesised `:=`".into())
+                            .map(|d| d.with_help("write `(name := value)`")),
+                    );
+                }
+            }
+            "list_splat" => {
+                let parent = n.parent().map(|p| p.kind()).unwrap_or("");
+                if matches!(parent, "return_statement" | "assignment" | "augmented_assignment" | "expression_statement")
+                {
+                    keep(err(n, "can't use starred expression here".into()));
+                }
+            }
+            "<>" => keep(err(n, "invalid syntax: `<>` (Python 2)".into()).map(|d| d.with_help("write `!=`"))),
+            "raise_statement" if ks.iter().any(|k| k.kind() == "expression_list") => keep(
+                err(n, "invalid syntax: Python 2 `raise E, value`".into())
+                    .map(|d| d.with_help("write `raise E(value)`")),
+            ),
+            "string_start" => {
+                let t = src.get(n.byte_range()).unwrap_or("");
+                let prefix: String =
+                    t.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_lowercase();
+                let quote_ok = t[prefix.len()..].starts_with(['"', '\'']);
+                let prefix_ok = matches!(prefix.as_str(), "" | "r" | "u" | "f" | "b" | "br" | "rb" | "fr" | "rf");
+                if !quote_ok || !prefix_ok {
+                    keep(err(n, format!("invalid string literal `{t}`")));
+                }
+            }
+            "integer" => {
+                let t = src.get(n.byte_range()).unwrap_or("");
+                let digits = t.trim_end_matches(['j', 'J', 'l', 'L']);
+                if t.ends_with(['l', 'L']) {
+                    keep(err(n, "invalid syntax: Python 2 long integer `L` suffix".into()));
+                } else if digits.len() > 1
+                    && digits.starts_with('0')
+                    && digits.chars().all(|c| c.is_ascii_digit() || c == '_')
+                    && digits.chars().any(|c| c.is_ascii_digit() && c != '0')
+                {
+                    keep(
+                        err(n, "leading zeros in decimal integer literals are not permitted".into())
+                            .map(|d| d.with_help("use an 0o prefix for octal integers")),
+                    );
+                }
+            }
+            "global_statement" | "nonlocal_statement" => keep(global(src, n, &ks)),
             "argument_list" => keep(arguments(src, &ks)),
             _ => {}
         }
@@ -452,6 +532,58 @@ fn arguments(src: &str, ks: &[Node]) -> Option<Diagnostic> {
             _ if dstar => return err(a, "positional argument follows keyword argument unpacking".into()),
             _ if keyword => return err(a, "positional argument follows keyword argument".into()),
             _ => {}
+        }
+    }
+    None
+}
+
+/// `del` targets: names, attributes, subscripts, and tuples or lists of them.
+fn deletable(n: Node) -> bool {
+    match n.kind() {
+        "identifier" | "attribute" | "subscript" => true,
+        "parenthesized_expression" | "tuple" | "list" | "expression_list" => {
+            kids(n).into_iter().filter(|k| k.is_named()).all(deletable)
+        }
+        _ => false,
+    }
+}
+
+/// `global x` / `nonlocal x` in a function: `x` is not a parameter and not used before.
+fn global(src: &str, n: Node, ks: &[Node]) -> Option<Diagnostic> {
+    let mut f = n.parent();
+    while let Some(p) = f.filter(|p| !matches!(p.kind(), "function_definition" | "module" | "class_definition")) {
+        f = p.parent();
+    }
+    let f = f.filter(|f| f.kind() == "function_definition")?;
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").to_string();
+    let kw = if n.kind() == "global_statement" { "global" } else { "nonlocal" };
+    let params: Vec<String> = f
+        .child_by_field_name("parameters")
+        .map(|p| kids(p).into_iter().filter_map(param_name).map(text).collect())
+        .unwrap_or_default();
+    let body = f.child_by_field_name("body")?;
+    for name in ks.iter().copied().filter(|k| k.kind() == "identifier") {
+        let s = text(name);
+        if params.contains(&s) {
+            return Some(
+                Diagnostic::error(span_of(src, name), format!("name '{s}' is parameter and {kw}")).with_help(HELP),
+            );
+        }
+        // A use earlier in the function (nested functions and classes have their own names).
+        let mut stack = vec![body];
+        while let Some(m) = stack.pop() {
+            if m.start_byte() >= n.start_byte() {
+                continue;
+            }
+            if m.kind() == "identifier" && text(m) == s {
+                return Some(
+                    Diagnostic::error(span_of(src, name), format!("name '{s}' is used prior to {kw} declaration"))
+                        .with_help(HELP),
+                );
+            }
+            if !matches!(m.kind(), "function_definition" | "class_definition" | "lambda") {
+                stack.extend(kids(m));
+            }
         }
     }
     None
