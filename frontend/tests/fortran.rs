@@ -698,6 +698,12 @@ fn an_initialised_local_that_is_assigned_is_implied_save_and_an_error() {
         assert!(d.help.unwrap_or_default().contains("`parameter`"));
         assert_eq!((d.span.line, d.span.col), (line, col));
     }
+    // Declared `save` and assigned: state too.
+    let d = lower_err(
+        "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  real(8), save :: total\n  total = total + x\n  y = total\nend subroutine\n",
+    );
+    assert!(d.message.contains("`total` is assigned here but is declared `save` (line 4)"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (5, 3));
     // Assigned by an inlined callee: still state kept between calls.
     let d = lower_err(
         "subroutine bump(k)\n  integer, intent(inout) :: k\n  k = k + 1\nend subroutine\n\
@@ -710,6 +716,11 @@ fn an_initialised_local_that_is_assigned_is_implied_save_and_an_error() {
         ("  real(8) :: w(100) = 0d0\n", "initialising all 100 elements"),
         ("  real(8) :: w = x\n", "not a constant"),
     ];
+    let d = lower_err(
+        "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y = 1d0\n  y = x\nend subroutine\n",
+    );
+    assert!(d.message.contains("the argument or function result `y` cannot have an initial value"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (3, 31));
     for (decl, msg) in bad {
         let src = format!("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n{decl}  y = x\nend subroutine\n");
         let d = lower_err(&src);

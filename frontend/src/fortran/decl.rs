@@ -33,12 +33,24 @@ pub struct Sym<'t> {
     pub init: Option<Node<'t>>,
     /// `allocatable`: the shape comes from an `allocate` statement.
     pub allocatable: bool,
+    /// `save`: the value is kept from one call to the next.
+    pub save: bool,
 }
 
 impl Sym<'_> {
     /// A name seen before any attribute of it: no type, shape, intent or value yet.
     pub fn bare(name: String, span: Span) -> Self {
-        Sym { name, span, ty: None, dims: None, intent: None, parameter: false, init: None, allocatable: false }
+        Sym {
+            name,
+            span,
+            ty: None,
+            dims: None,
+            intent: None,
+            parameter: false,
+            init: None,
+            allocatable: false,
+            save: false,
+        }
     }
 }
 
@@ -99,6 +111,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool)
     let mut intent = None;
     let mut parameter = false;
     let mut allocatable = false;
+    let mut save = false;
     let mut dims_attr = None;
     let mut declarators = Vec::new();
     for c in named(decl) {
@@ -131,8 +144,10 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool)
                     return Err(unsupported(src, c, "pointers are", "use ordinary (explicit-shape) arrays"));
                 } else if q == "allocatable" {
                     allocatable = true;
+                } else if q == "save" {
+                    save = true;
                 }
-                // save, target, value, optional, contiguous, ... do not change the math.
+                // target, value, optional, contiguous, ... do not change the math.
             }
             "identifier" | "sized_declarator" | "init_declarator" => declarators.push(c),
             _ => {
@@ -189,6 +204,7 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool)
         }
         entry.parameter |= parameter;
         entry.allocatable |= allocatable;
+        entry.save |= save;
         if init.is_some() {
             entry.init = init;
         }

@@ -58,9 +58,10 @@ pub struct Lowerer<'s, 't> {
     pub deferred: BTreeMap<VarId, usize>,
     /// Variables set by left-out timer and hook calls (call name, call span).
     pub left_out: Vec<(VarId, String, Span)>,
-    /// Locals given a value in their declaration, with the span of that initialiser (the
-    /// span of the statements giving them that value).
-    pub initialised: Vec<(VarId, Span)>,
+    /// Locals kept from one call to the next: given a value in their declaration (with
+    /// the span of that initialiser, which is the span of the statements giving them that
+    /// value), or declared `save` (with the span of the name, `true`).
+    pub initialised: Vec<(VarId, Span, bool)>,
 }
 
 /// The header and specification part of a procedure.
@@ -342,6 +343,11 @@ impl<'s, 't> Lowerer<'s, 't> {
     pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
         let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
+            if let (Some(init), false, true) = (sym.init, sym.parameter, self.names.contains_key(key)) {
+                return Err(self
+                    .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
+                    .with_help("assign it in the body"));
+            }
             if sym.parameter || self.names.contains_key(key) {
                 continue;
             }
@@ -350,6 +356,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             self.names.insert(key.clone(), Binding::Var(id));
             if sym.init.is_some() {
                 with_init.push((id, sym.clone()));
+            } else if sym.save {
+                self.initialised.push((id, sym.span, true));
             }
             if sym.allocatable {
                 // Typed by its `allocate` statement.
@@ -484,7 +492,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         if let Some(b) = self.blocks.last_mut() {
             b.extend(stmts);
         }
-        self.initialised.push((id, span));
+        self.initialised.push((id, span, false));
         self.span = saved;
         Ok(())
     }
@@ -780,7 +788,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// A local with an initialiser that the procedure also assigns keeps its value from
     /// one call to the next in Fortran (implied `save`): state adjc cannot differentiate.
     fn check_initialised(&self) -> R<()> {
-        for &(v, init) in &self.initialised {
+        for &(v, init, save) in &self.initialised {
             let mut write: Option<Span> = None;
             walk_stmts(&self.f.body, &mut |s| {
                 let writes = s.written_var() == Some(v) || matches!(&s.kind, StmtKind::Loop(l) if l.var == v);
@@ -789,25 +797,29 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             });
             if let Some(at) = write {
-                return Err(self.saved_error(v, init, at));
+                return Err(self.saved_error(v, init, save, at));
             }
         }
         Ok(())
     }
 
-    /// `v`, initialised in its declaration at `init`, is assigned at `at`.
-    pub fn saved_error(&self, v: VarId, init: Span, at: Span) -> Diagnostic {
+    /// `v`, initialised in its declaration at `init` (declared `save` there when `save`),
+    /// is assigned at `at`.
+    pub fn saved_error(&self, v: VarId, init: Span, save: bool, at: Span) -> Diagnostic {
         let name = &self.f.var(v).name;
+        let why = if save { "is declared `save`" } else { "has an initial value in its declaration" };
+        let implied = if save { "" } else { " (implied `save`)" };
         Diagnostic::error(
             at,
             format!(
-                "`{name}` is assigned here but has an initial value in its declaration (line {}): \
-                 Fortran then keeps its value from one call to the next (implied `save`), which adjc does not support",
+                "`{name}` is assigned here but {why} (line {}): Fortran then keeps its value from one call to \
+                 the next{implied}, which adjc does not support",
                 init.line
             ),
         )
         .with_help(format!(
-            "if `{name}` is a constant, declare it `parameter`; else drop the initialiser and assign `{name}` at the start of the routine"
+            "if `{name}` is a constant, declare it `parameter`; else drop the {} and assign `{name}` at the start of the routine",
+            if save { "`save`" } else { "initialiser" }
         ))
     }
 

@@ -380,8 +380,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         let declared = self.lookup(var_node)?;
         if let Binding::Var(v) = declared {
             self.do_vars.insert(v);
-            if let Some(&(_, init)) = self.initialised.iter().find(|(x, _)| *x == v) {
-                return Err(self.saved_error(v, init, self.sp(var_node)));
+            if let Some(&(_, init, save)) = self.initialised.iter().find(|(x, _, _)| *x == v) {
+                return Err(self.saved_error(v, init, save, self.sp(var_node)));
             }
         }
         match declared {
@@ -549,14 +549,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 return Err(self.err(size, format!("`{}` is declared with rank {rank}", self.text(name))));
             }
             let sym = super::decl::Sym {
-                name: self.f.var(v).name.clone(),
-                span: self.sp(name),
-                ty: None,
                 dims: Some(specs),
-                intent: None,
-                parameter: false,
-                init: None,
-                allocatable: false,
+                ..super::decl::Sym::bare(self.f.var(v).name.clone(), self.sp(name))
             };
             let dims = self.array_dims(&sym, None)?;
             let elem = self.f.var(v).ty.elem();

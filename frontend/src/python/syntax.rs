@@ -79,8 +79,8 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
     let mut next_string = 0;
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     let mut depth = 0usize;
-    // The last logical line ended with `:` (its line number, for the message).
-    let mut open_header: Option<u32> = None;
+    // The last logical line ended with `:` (the offset of its end, for the message).
+    let mut open_header: Option<usize> = None;
     let mut i = 0;
     let mut at_line_start = true;
     let mut last_sig = 0u8;
@@ -110,10 +110,11 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
                 // A blank or comment-only line takes no part in the indentation.
                 continue;
             }
-            let tok = span_at(src, i, line_end(b, i).max(i + 1));
+            let tok_at = i;
+            let tok = || span_at(src, tok_at, line_end(b, tok_at).max(tok_at + 1));
             let &(top, top_alt) = stack.last().unwrap_or(&(0, 0));
             let tab_error = || {
-                Some(Diagnostic::error(tok, "inconsistent use of tabs and spaces in indentation").with_help(
+                Some(Diagnostic::error(tok(), "inconsistent use of tabs and spaces in indentation").with_help(
                     "indent with spaces only (or tabs only); tabs count as up to 8 columns, which makes this line's block ambiguous",
                 ))
             };
@@ -122,15 +123,15 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
                     return tab_error();
                 }
                 if open_header.is_none() {
-                    return Some(Diagnostic::error(tok, "unexpected indent").with_help(
+                    return Some(Diagnostic::error(tok(), "unexpected indent").with_help(
                         "indent this line like the statements before it; a deeper indentation only follows a line ending in `:`",
                     ));
                 }
                 stack.push((col, alt));
             } else {
-                if let Some(h) = open_header {
+                if let Some(h) = open_header.map(|h| span_at(src, h, h).line) {
                     return Some(
-                        Diagnostic::error(tok, format!("expected an indented block after line {h}")).with_help(
+                        Diagnostic::error(tok(), format!("expected an indented block after line {h}")).with_help(
                             format!("indent the body of the statement on line {h} (use `pass` for an empty body)"),
                         ),
                     );
@@ -141,7 +142,7 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
                 let &(top, top_alt) = stack.last().unwrap_or(&(0, 0));
                 if col != top {
                     return Some(
-                        Diagnostic::error(tok, "unindent does not match any outer indentation level")
+                        Diagnostic::error(tok(), "unindent does not match any outer indentation level")
                             .with_help("indent this line exactly like the block it belongs to"),
                     );
                 }
@@ -183,7 +184,7 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
                 if depth == 0 {
                     if line_has_tokens {
                         newlines.push(i - 1);
-                        open_header = (last_sig == b':').then(|| span_at(src, i - 1, i).line);
+                        open_header = (last_sig == b':').then_some(i - 1);
                     }
                     line_has_tokens = false;
                     at_line_start = true;
@@ -201,7 +202,7 @@ fn layout(src: &str, root: Node, newlines: &mut Vec<usize>) -> Option<Diagnostic
         i += 1;
     }
     if (line_has_tokens && last_sig == b':' && depth == 0) || open_header.is_some() {
-        let h = open_header.unwrap_or_else(|| span_at(src, src.len(), src.len()).line);
+        let h = span_at(src, open_header.unwrap_or(src.len()), src.len()).line;
         return Some(
             Diagnostic::error(span_at(src, src.len(), src.len()), format!("expected an indented block after line {h}"))
                 .with_help(format!("indent the body of the statement on line {h} (use `pass` for an empty body)")),
@@ -251,15 +252,19 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
     };
     let err = |n: Node, msg: String| Some(Diagnostic::error(span_of(src, n), msg).with_help(HELP));
     let mut found: Option<Diagnostic> = None;
-    let mut keep = |d: Option<Diagnostic>| {
+    let keep = |found: &mut Option<Diagnostic>, d: Option<Diagnostic>| {
         if let Some(d) = d {
             if found.as_ref().map_or(true, |f| d.span.start < f.span.start) {
-                found = Some(d);
+                *found = Some(d);
             }
         }
     };
     let mut stack = vec![(root, Ctx::default())];
     while let Some((n, cx)) = stack.pop() {
+        // Pre-order: later nodes start (and report) after an error already found.
+        if found.as_ref().is_some_and(|f| n.start_byte() > f.span.start as usize) {
+            continue;
+        }
         let ks = kids(n);
         match n.kind() {
             "module" | "block" => {
@@ -267,13 +272,14 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                     if COMPOUND.contains(&k.kind()) {
                         continue;
                     }
-                    keep(one_line(k, k.end_byte()));
+                    keep(&mut found, one_line(k, k.end_byte()));
                 }
                 let stmts: Vec<Node> = ks.iter().copied().filter(|k| k.is_named()).collect();
                 for w in stmts.windows(2) {
                     let gap = src.get(w[0].end_byte()..w[1].start_byte()).unwrap_or("");
                     if !gap.contains(['\n', '\r', ';']) {
                         keep(
+                            &mut found,
                             err(w[1], "invalid syntax: two statements on one line".into())
                                 .map(|d| d.with_help("put each statement on its own line (or separate them with `;`)")),
                         );
@@ -282,7 +288,7 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
             }
             k if COMPOUND.contains(&k) || CLAUSES.contains(&k) => {
                 if let Some(colon) = ks.iter().find(|c| c.kind() == ":") {
-                    keep(one_line(n, colon.end_byte()));
+                    keep(&mut found, one_line(n, colon.end_byte()));
                 }
             }
             "assignment" | "augmented_assignment" => {
@@ -290,7 +296,7 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 let annotated = n.child_by_field_name("type").is_some();
                 let nested = matches!(parent, "assignment" | "augmented_assignment");
                 if nested && (annotated || n.kind() == "augmented_assignment" || parent == "augmented_assignment") {
-                    keep(err(n, "invalid syntax: an assignment inside an assignment".into()));
+                    keep(&mut found, err(n, "invalid syntax: an assignment inside an assignment".into()));
                 }
                 let mut left_node = n.child_by_field_name("left");
                 // `(a)` is a parenthesised name (tree-sitter reads a tuple pattern).
@@ -305,26 +311,28 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 }
                 let left = left_node.map(|l| l.kind()).unwrap_or("");
                 if annotated && matches!(left, "pattern_list" | "tuple_pattern" | "list_pattern") {
-                    keep(err(n, "only single target (not tuple) can be annotated".into()));
+                    keep(&mut found, err(n, "only single target (not tuple) can be annotated".into()));
                 }
                 if n.kind() == "augmented_assignment" && !matches!(left, "identifier" | "attribute" | "subscript") {
-                    keep(err(n, "illegal expression for augmented assignment".into()));
+                    keep(&mut found, err(n, "illegal expression for augmented assignment".into()));
                 }
             }
-            "return_statement" if !cx.in_func => keep(err(n, "'return' outside function".into())),
-            "yield" if !cx.in_func => keep(err(n, "'yield' outside function".into())),
-            "await" if !cx.in_func => keep(err(n, "'await' outside function".into())),
-            "await" if !cx.is_async => keep(err(n, "'await' outside async function".into())),
-            "break_statement" if !cx.in_loop => keep(err(n, "'break' outside loop".into())),
-            "continue_statement" if !cx.in_loop => keep(err(n, "'continue' not properly in loop".into())),
+            "return_statement" if !cx.in_func => keep(&mut found, err(n, "'return' outside function".into())),
+            "yield" if !cx.in_func => keep(&mut found, err(n, "'yield' outside function".into())),
+            "await" if !cx.in_func => keep(&mut found, err(n, "'await' outside function".into())),
+            "await" if !cx.is_async => keep(&mut found, err(n, "'await' outside async function".into())),
+            "break_statement" if !cx.in_loop => keep(&mut found, err(n, "'break' outside loop".into())),
+            "continue_statement" if !cx.in_loop => keep(&mut found, err(n, "'continue' not properly in loop".into())),
             "nonlocal_statement" if !cx.in_func => {
-                keep(err(n, "nonlocal declaration not allowed at module level".into()))
+                keep(&mut found, err(n, "nonlocal declaration not allowed at module level".into()))
             }
             "print_statement" => keep(
+                &mut found,
                 err(n, "Python 2 `print` statement".into())
                     .map(|d| d.with_help("write `print(...)`: the file must be Python 3")),
             ),
             "exec_statement" => keep(
+                &mut found,
                 err(n, "Python 2 `exec` statement".into())
                     .map(|d| d.with_help("write `exec(...)`: the file must be Python 3")),
             ),
@@ -334,17 +342,17 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                         || p.kind().ends_with("_pattern")
                 });
                 if !ok {
-                    keep(err(n, "invalid syntax: `as` outside `with`, `except` or `case`".into()));
+                    keep(&mut found, err(n, "invalid syntax: `as` outside `with`, `except` or `case`".into()));
                 }
             }
-            "parameters" | "lambda_parameters" => keep(params(src, n, &ks)),
+            "parameters" | "lambda_parameters" => keep(&mut found, params(src, n, &ks)),
             "delete_statement" => {
                 for t in ks.iter().copied().filter(|k| k.is_named()) {
                     let targets =
                         if matches!(t.kind(), "expression_list" | "tuple" | "list") { kids(t) } else { vec![t] };
                     for t in targets.into_iter().filter(|k| k.is_named()) {
                         if !deletable(t) {
-                            keep(err(t, "cannot delete this expression".into()));
+                            keep(&mut found, err(t, "cannot delete this expression".into()));
                         }
                     }
                 }
@@ -352,15 +360,19 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
             "pattern_list" | "tuple_pattern" | "list_pattern" => {
                 let stars = ks.iter().filter(|k| k.kind() == "list_splat_pattern").count();
                 if stars > 1 {
-                    keep(err(n, "multiple starred expressions in assignment".into()));
+                    keep(&mut found, err(n, "multiple starred expressions in assignment".into()));
                 }
             }
             "for_in_clause" => {
                 if let Some(comma) = ks.iter().skip_while(|k| k.kind() != "in").find(|k| k.kind() == ",") {
-                    keep(err(
-                        *comma,
-                        "invalid syntax: a comprehension's iterable must be parenthesised when it is a tuple".into(),
-                    ));
+                    keep(
+                        &mut found,
+                        err(
+                            *comma,
+                            "invalid syntax: a comprehension's iterable must be parenthesised when it is a tuple"
+                                .into(),
+                        ),
+                    );
                 }
             }
             "named_expression" => {
@@ -374,6 +386,7 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                         | "keyword_argument"
                 ) {
                     keep(
+                        &mut found,
                         err(n, "invalid syntax: an unparenthesised `:=`".into())
                             .map(|d| d.with_help("write `(name := value)`")),
                     );
@@ -383,11 +396,14 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 let parent = n.parent().map(|p| p.kind()).unwrap_or("");
                 if matches!(parent, "return_statement" | "assignment" | "augmented_assignment" | "expression_statement")
                 {
-                    keep(err(n, "can't use starred expression here".into()));
+                    keep(&mut found, err(n, "can't use starred expression here".into()));
                 }
             }
-            "<>" => keep(err(n, "invalid syntax: `<>` (Python 2)".into()).map(|d| d.with_help("write `!=`"))),
+            "<>" => {
+                keep(&mut found, err(n, "invalid syntax: `<>` (Python 2)".into()).map(|d| d.with_help("write `!=`")))
+            }
             "raise_statement" if ks.iter().any(|k| k.kind() == "expression_list") => keep(
+                &mut found,
                 err(n, "invalid syntax: Python 2 `raise E, value`".into())
                     .map(|d| d.with_help("write `raise E(value)`")),
             ),
@@ -398,27 +414,28 @@ fn rules(src: &str, root: Node, newlines: &[usize]) -> Option<Diagnostic> {
                 let quote_ok = t[prefix.len()..].starts_with(['"', '\'']);
                 let prefix_ok = matches!(prefix.as_str(), "" | "r" | "u" | "f" | "b" | "br" | "rb" | "fr" | "rf");
                 if !quote_ok || !prefix_ok {
-                    keep(err(n, format!("invalid string literal `{t}`")));
+                    keep(&mut found, err(n, format!("invalid string literal `{t}`")));
                 }
             }
             "integer" => {
                 let t = src.get(n.byte_range()).unwrap_or("");
                 let digits = t.trim_end_matches(['j', 'J', 'l', 'L']);
                 if t.ends_with(['l', 'L']) {
-                    keep(err(n, "invalid syntax: Python 2 long integer `L` suffix".into()));
+                    keep(&mut found, err(n, "invalid syntax: Python 2 long integer `L` suffix".into()));
                 } else if digits.len() > 1
                     && digits.starts_with('0')
                     && digits.chars().all(|c| c.is_ascii_digit() || c == '_')
                     && digits.chars().any(|c| c.is_ascii_digit() && c != '0')
                 {
                     keep(
+                        &mut found,
                         err(n, "leading zeros in decimal integer literals are not permitted".into())
                             .map(|d| d.with_help("use an 0o prefix for octal integers")),
                     );
                 }
             }
-            "global_statement" | "nonlocal_statement" => keep(global(src, n, &ks)),
-            "argument_list" => keep(arguments(src, &ks)),
+            "global_statement" | "nonlocal_statement" => keep(&mut found, global(src, n, &ks)),
+            "argument_list" => keep(&mut found, arguments(src, &ks)),
             _ => {}
         }
         // Children with their context.
