@@ -721,6 +721,9 @@ fn an_initialised_local_that_is_assigned_is_implied_save_and_an_error() {
     );
     assert!(d.message.contains("the argument or function result `y` cannot have an initial value"), "{}", d.message);
     assert_eq!((d.span.line, d.span.col), (3, 31));
+    let d = lower_err("pure subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  real(8) :: c = 2d0\n  y = c * x\nend subroutine\n");
+    assert!(d.message.contains("`c` has an initial value in a pure procedure"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (4, 18));
     for (decl, msg) in bad {
         let src = format!("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n{decl}  y = x\nend subroutine\n");
         let d = lower_err(&src);

@@ -75,6 +75,8 @@ pub struct Spec<'t> {
     pub implicit_none: bool,
     /// `use m, only: local => remote` renames: (local as spelled, remote lower case, where).
     pub aliases: Vec<(String, String, Span)>,
+    /// `pure` or `elemental` (not `impure`): its locals cannot be saved.
+    pub pure: bool,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -238,7 +240,13 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         // The host's `implicit none` holds unless the procedure has its own `implicit`.
         let implicit_none = implicit_none || (!implicit_seen && proc.host_implicit_none);
-        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases })
+        let pure = header.is_some_and(|h| {
+            let words = text(src, h).to_ascii_lowercase();
+            let prefix = words.split(['(', '!']).next().unwrap_or("").to_string();
+            let prefix: Vec<&str> = prefix.split_whitespace().collect();
+            (prefix.contains(&"pure") || prefix.contains(&"elemental")) && !prefix.contains(&"impure")
+        });
+        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases, pure })
     }
 
     /// `parameter` constants: the file's modules, then the host, then the procedure itself.
@@ -354,6 +362,11 @@ impl<'s, 't> Lowerer<'s, 't> {
             let elem = self.scalar_type(sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Local, sym.span);
             self.names.insert(key.clone(), Binding::Var(id));
+            if let (Some(init), true) = (sym.init, spec.pure) {
+                return Err(self
+                    .err(init, format!("`{}` has an initial value in a pure procedure", sym.name))
+                    .with_help("an initial value makes a local saved between calls, which a pure procedure cannot have; make it a `parameter`, or assign it in the body"));
+            }
             if sym.init.is_some() {
                 with_init.push((id, sym.clone()));
             } else if sym.save {
@@ -389,9 +402,9 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// Gives a local its declared initial value (`real(8) :: c = 2.0_8`,
-    /// `w(3) = (/1d0, 2d0, 3d0/)`) where it is declared: at the top of the function, or
-    /// where a callee is inlined. In Fortran such a local is saved between calls; `finish`
-    /// rejects it when the procedure also assigns it, so it is a constant here.
+    /// `w(3) = (/1d0, 2d0, 3d0/)`) at the top of the function (also for the locals of an
+    /// inlined callee). In Fortran such a local is saved between calls; `finish` rejects it
+    /// when the procedure also assigns it, so it is a constant here.
     fn initialise(&mut self, id: VarId, sym: &decl::Sym<'t>) -> R<()> {
         let Some(init) = sym.init else { return Ok(()) };
         let span = self.sp(init);
@@ -489,8 +502,15 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        if let Some(b) = self.blocks.last_mut() {
-            b.extend(stmts);
+        // At the top of the function, after the allocations and earlier initialisers, also
+        // for an inlined callee: the value is a constant (see `check_initialised`), so one
+        // assignment serves every call, and none is taped inside loops.
+        let inits: Vec<u32> = self.initialised.iter().filter(|(_, _, save)| !save).map(|(_, s, _)| s.start).collect();
+        if let Some(top) = self.blocks.first_mut() {
+            let allocs = top.iter().take_while(|s| matches!(s.kind, StmtKind::Alloc(_))).count();
+            let after = top.iter().rposition(|s| inits.contains(&s.span.start)).map_or(0, |p| p + 1);
+            let at = allocs.max(after);
+            top.splice(at..at, stmts);
         }
         self.initialised.push((id, span, false));
         self.span = saved;
