@@ -229,6 +229,12 @@ fn what_gfortran_rejects_and_tree_sitter_accepts() {
     );
     expect_help(&sub("  x = 1\n1 y = 2\n2y = 3\n"), "a statement label must be followed by a blank", 8, 1);
     expect_help(
+        &sub("  do 1i = 1, n\n    x(i) = 1\n  end do\n"),
+        "a statement label must be followed by a blank",
+        6,
+        6,
+    );
+    expect_help(
         "subroutine k(n, x, n)\n  integer :: n\n  real(8) :: x(n)\n  x = 1\nend subroutine\n",
         "the argument `n` appears twice in the argument list",
         1,

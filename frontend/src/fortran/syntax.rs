@@ -116,9 +116,9 @@ pub fn structure_error(src: &str, root: Node) -> Option<Diagnostic> {
                     .with_help(format!("write `end {}`", what.split(' ').next().unwrap_or(&what))),
             );
         }
-        if k == "statement_label" && n.child_count() > 0 {
+        if (k == "statement_label" && n.child_count() > 0) || k == "statement_label_reference" {
             let next = src.as_bytes().get(n.end_byte()).copied().unwrap_or(b' ');
-            if !next.is_ascii_whitespace() {
+            if next.is_ascii_alphanumeric() || next == b'_' || (k == "statement_label" && !next.is_ascii_whitespace()) {
                 return Some(
                     Diagnostic::error(span_of(src, n), "a statement label must be followed by a blank")
                         .with_help(format!("write `{} ` before the statement, or remove the label", text(src, n))),
