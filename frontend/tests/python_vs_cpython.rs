@@ -64,8 +64,8 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
     let toks = tokens(&line);
     match rng.below(12) {
         0 => {
-            if line.starts_with(' ') {
-                lines[li] = line[1..].to_string();
+            if let Some(rest) = line.strip_prefix(' ') {
+                lines[li] = rest.to_string();
             }
         }
         1 => lines[li] = format!(" {line}"),
@@ -91,7 +91,7 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
             // Replace a name by another name of the line (duplicate parameters, keyword
             // arguments, ...) or by a literal or a call (assignment to a literal).
             let words: Vec<&(usize, usize)> = toks.iter().filter(|t| is_word(&line[t.0..t.1])).collect();
-            if words.len() >= 1 {
+            if !words.is_empty() {
                 let t = words[rng.below(words.len())];
                 let by = match rng.below(3) {
                     0 => {
