@@ -97,6 +97,18 @@ fn bound_depth(
     if depth > MAX_DEPTH || e.ty != Scalar::I64 {
         return None;
     }
+    // Fortran's `mod(a, k)`, lowered as `a - (a / k) * k`, lies in `[0, k - 1]` for `a >= 0`.
+    let e = &e.rewrite(&mut |x| match truncated_mod(&x) {
+        Some((a, k)) => {
+            let low = bound_depth(a, loops, false, fixed, nonneg, depth + 1);
+            if low.and_then(|l| l.as_int()).is_some_and(|l| l >= 0) {
+                Expr::binary(BinOp::Mod, a.clone(), Expr::int(k))
+            } else {
+                x
+            }
+        }
+        None => x,
+    });
     let mut lin = Lin::from_expr(e);
     // Innermost loop first: its bounds may mention outer loop variables, which are
     // eliminated later.
@@ -157,14 +169,15 @@ fn bound_atom(
     match &e.kind {
         // Monotone in `a` for a positive divisor (a divisor made of sizes, as reshapes
         // give, is taken to be positive: Python raises ZeroDivisionError otherwise).
-        ExprKind::Binary(BinOp::FloorDiv, a, d)
+        ExprKind::Binary(op @ (BinOp::FloorDiv | BinOp::Div), a, d)
             if d.as_int().is_some_and(|k| k > 0) || (d.as_int().is_none() && free_of_loops(d)) =>
         {
+            let op = *op;
             let b = rec(a, upper)?;
             if b.as_int() == Some(0) {
                 return Some(b);
             }
-            Some(Expr::binary(BinOp::FloorDiv, b, (**d).clone()))
+            Some(Expr::binary(op, b, (**d).clone()))
         }
         // Python's `%` with a positive divisor lies in `[0, d - 1]`.
         ExprKind::Binary(BinOp::Mod, _, d) if free_of_loops(d) => {
@@ -201,6 +214,15 @@ fn bound_atom(
         }
         _ => None,
     }
+}
+
+/// `(a, k)` of `a - (a / k) * k` with a positive constant `k` (C's `%`, Fortran's `mod`).
+fn truncated_mod(e: &Expr) -> Option<(&Expr, i64)> {
+    let ExprKind::Binary(BinOp::Sub, a, prod) = &e.kind else { return None };
+    let ExprKind::Binary(BinOp::Mul, q, k) = &prod.kind else { return None };
+    let ExprKind::Binary(BinOp::Div, a2, k2) = &q.kind else { return None };
+    let k = k.as_int().filter(|k| *k > 0 && k2.as_int() == Some(*k))?;
+    (sym::key(a) == sym::key(a2)).then_some((&**a, k))
 }
 
 fn is_product(e: &Expr) -> bool {

@@ -18,6 +18,72 @@ fn syntax_errors_point_at_the_broken_statement() {
     expect("def f(x):\n    y = (x + 1\n", "syntax error", 2, 5);
 }
 
+/// What CPython rejects and tree-sitter recovers from or accepts: one stray space must not
+/// drop a `return` or move a statement out of its loop.
+#[test]
+fn python_syntax_rules_cpython_enforces() {
+    expect("def f(x):\n    y = 2.0 * x\n     return y\n", "unexpected indent", 3, 6);
+    expect("def f(x):\n    y = 2.0 * x\n   return y\n", "unindent does not match any outer indentation level", 3, 4);
+    expect(
+        "def f(A):\n    for i in range(3):\n        A[i] = 1.0\n      A[0] = 2.0\n",
+        "unindent does not match any outer indentation level",
+        4,
+        7,
+    );
+    expect("def f(A):\n    for i in range(3):\n    A[i] = 1.0\n", "expected an indented block after line 2", 3, 5);
+    expect("def f(A):\n    if A:\n        x = 1\n\ty = 2\n", "inconsistent use of tabs and spaces", 4, 2);
+    expect("def f(x, x):\n    return x\n", "duplicate argument 'x' in function definition", 1, 10);
+    expect("def f(x, y=1, z):\n    return x\n", "parameter without a default follows parameter with a default", 1, 15);
+    expect("def f(x, *):\n    return x\n", "named arguments must follow bare *", 1, 10);
+    expect("def f(x):\n    return g(x, a=1, a=2)\n", "keyword argument repeated: a", 2, 22);
+    expect("def f(x):\n    return g(a=1, x)\n", "positional argument follows keyword argument", 2, 19);
+    expect("def f(x):\n    return x\nreturn 1\n", "'return' outside function", 3, 1);
+    expect("def f(x):\n    return x\nyield 1\n", "'yield' outside function", 3, 1);
+    expect("def f(x):\n    break\n", "'break' outside loop", 2, 5);
+    expect("def f(x):\n    for i in range(3):\n        pass\n    else:\n        continue\n", "'continue' not", 5, 9);
+    expect("def f(x):\n    await x\n", "'await' outside async function", 2, 5);
+    expect("def f(x):\n    print x\n", "Python 2 `print` statement", 2, 5);
+    expect("def f(x):\n    c = \n    d = 1.0\n", "the statement ends here, unfinished", 2, 9);
+    expect("def f(x):\n    x[0] = np.sqrt:(x[0])\n", "an assignment inside an assignment", 2, 12);
+    expect("def f(x):\n    a = b += 1\n", "an assignment inside an assignment", 2, 9);
+    expect("def f(x):\n    a, b: int = 1\n", "only single target (not tuple) can be annotated", 2, 5);
+    expect("def f(x):\n    (a, b) += 1\n", "illegal expression for augmented assignment", 2, 5);
+    expect("import g() as np\ndef f(x):\n    return x\n", "syntax error", 1, 1);
+    // In a helper that is never called, too.
+    for (line, msg) in [
+        ("del 1", "cannot delete this expression"),
+        ("a, *b, *c = x", "multiple starred expressions in assignment"),
+        ("return g(y for y in x, 1)", "must be parenthesised"),
+        ("x := 1", "an unparenthesised `:=`"),
+        ("return *x", "can't use starred expression here"),
+        ("return x <> 1", "`<>` (Python 2)"),
+        ("raise E, 'x'", "Python 2 `raise E, value`"),
+        ("return ur'x'", "invalid string literal"),
+        ("return 0777", "leading zeros in decimal integer literals"),
+        ("global x", "name 'x' is parameter and global"),
+        ("y = 1\n    global y", "name 'y' is used prior to global declaration"),
+    ] {
+        let src = format!("def h(x):\n    {line}\n\ndef f(z):\n    return 2.0 * z\n");
+        let d = lower_err(&src);
+        assert!(d.message.contains(msg), "{line}: {}", d.message);
+        assert!((2..=3).contains(&d.span.line), "{line}: line {}", d.span.line);
+    }
+    // An error in a function that is not compiled is still an error (CPython compiles the
+    // whole file).
+    expect("def g(x, x):\n    return x\n\ndef f(x):\n    return x\n", "duplicate argument", 1, 10);
+    // Valid layouts stay accepted.
+    for ok in [
+        "def f(x):\n    if x > 0: x = 1.0; x = 2.0\n    y = (x +\n         1.0)\n    z = x + \\\n1.0\n    return y + z\n",
+        "def f(x):\n\ty = x\n\treturn y\n",
+        "def f(x):\n  # a comment anywhere\n        # another\n    return x\n\n   \n",
+        "def f(x):\n    s = '''\nnot indented\n'''\n    return x\n",
+    ] {
+        if let Err(d) = adjc_frontend::lower_python("k.py", ok, &Default::default()) {
+            assert!(!d.message.contains("indent") && !d.message.contains("syntax"), "{ok}: {}", d.message);
+        }
+    }
+}
+
 #[test]
 fn unsupported_statements() {
     expect("def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n", "`while` loops are not supported", 2, 5);

@@ -625,3 +625,109 @@ end subroutine
     let e2 = e1 + 1.0;
     assert_close(&out["s"].floats(), &[e1 * e2]);
 }
+
+#[test]
+fn default_real_literals_are_single_precision_values() {
+    // gfortran: 0.1 is the float nearest 0.1 also in double precision arithmetic; 1.0d-1,
+    // 0.1_8 and 0.1_dp are double; real(x) rounds to single, real(x, 8) and dble do not.
+    let src = "\
+subroutine k(x, y)
+  integer, parameter :: dp = kind(1.0d0)
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  y = 0.1 * x + 1.0d-1 * x + 0.1_8 * x + 0.1_dp * x + real(x) + real(x, 8) + real(x, kind=dp) + dble(x) &
+      + real(0.1d0) + real(0.1d0, kind=8)
+end subroutine k
+";
+    let text = ir(src);
+    assert!(text.contains("0.10000000149011612 * x"), "{text}");
+    assert_eq!(text.matches("0.1 * x").count(), 3, "{text}");
+    let m = lower(src);
+    let f = &m.functions[0];
+    let out = run(f, &[("x", Data::f(3.0))]);
+    let x = 3.0f64;
+    let want = (0.1f32 as f64) * x + 3.0 * 0.1 * x + (x as f32 as f64) + 3.0 * x + (0.1f32 as f64) + 0.1;
+    let got = out["y"].floats()[0];
+    assert!((got - want).abs() <= 1e-15 * want.abs(), "{got} vs {want}");
+}
+
+#[test]
+fn literal_and_conversion_kinds_fortran_does_not_have_are_errors() {
+    let d = lower_err("subroutine k(x)\n  real(8) :: x\n  x = 1.0_16\nend subroutine\n");
+    assert!(d.message.contains("real kind 16 is not supported"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (3, 7));
+    let d = lower_err("subroutine k(x)\n  real(8) :: x\n  x = real(x, kind=10)\nend subroutine\n");
+    assert!(d.message.contains("real kind 10 is not supported"), "{}", d.message);
+    let d = lower_err("subroutine k(x)\n  real(8) :: x\n  x = real(x, knd=8)\nend subroutine\n");
+    assert!(d.message.contains("takes `kind=`"), "{}", d.message);
+}
+
+#[test]
+fn declaration_initialisers_give_locals_their_value() {
+    let src = "\
+subroutine k(x, y)
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y(3)
+  real(8) :: c = 2.0_8, s = 0.1
+  integer :: mode = 1
+  real(8) :: w(3) = (/1d0, 2d0, 3d0/), z(0:1) = [0.5d0, 0.25d0]
+  if (mode == 1) then
+    y = c * x * w + z(1) + s
+  end if
+end subroutine k
+";
+    let m = lower(src);
+    let out = run(&m.functions[0], &[("x", Data::f(3.0))]);
+    let s = 0.1f32 as f64;
+    assert_eq!(out["y"].floats(), vec![6.0 + 0.25 + s, 12.0 + 0.25 + s, 18.0 + 0.25 + s]);
+}
+
+#[test]
+fn an_initialised_local_that_is_assigned_is_implied_save_and_an_error() {
+    for (body, line, col) in [("  mode = mode + 1\n", 5, 3), ("  do mode = 1, 2\n  end do\n", 5, 6)] {
+        let src = format!(
+            "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  integer :: mode = 1\n{body}  y = x * mode\nend subroutine\n"
+        );
+        let d = lower_err(&src);
+        assert!(
+            d.message.contains("`mode` is assigned here but has an initial value in its declaration (line 4)"),
+            "{}",
+            d.message
+        );
+        assert!(d.message.contains("implied `save`"), "{}", d.message);
+        assert!(d.help.unwrap_or_default().contains("`parameter`"));
+        assert_eq!((d.span.line, d.span.col), (line, col));
+    }
+    // Declared `save` and assigned: state too.
+    let d = lower_err(
+        "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  real(8), save :: total\n  total = total + x\n  y = total\nend subroutine\n",
+    );
+    assert!(d.message.contains("`total` is assigned here but is declared `save` (line 4)"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (5, 3));
+    // Assigned by an inlined callee: still state kept between calls.
+    let d = lower_err(
+        "subroutine bump(k)\n  integer, intent(inout) :: k\n  k = k + 1\nend subroutine\n\
+         subroutine k2(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  integer :: calls = 0\n  call bump(calls)\n  y = x * calls\nend subroutine\n",
+    );
+    assert!(d.message.contains("`calls` is assigned here"), "{}", d.message);
+    let bad = [
+        ("  real(8) :: w(2) = (/1d0, 2d0, 3d0/)\n", "`w` has 2 elements but its initialiser gives 3"),
+        ("  real(8) :: w(2, 2) = (/1d0, 2d0, 3d0, 4d0/)\n", "rank-1 arrays"),
+        ("  real(8) :: w(100) = 0d0\n", "initialising all 100 elements"),
+        ("  real(8) :: w = x\n", "not a constant"),
+    ];
+    let d = lower_err(
+        "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y = 1d0\n  y = x\nend subroutine\n",
+    );
+    assert!(d.message.contains("the argument or function result `y` cannot have an initial value"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (3, 31));
+    let d = lower_err("pure subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  real(8) :: c = 2d0\n  y = c * x\nend subroutine\n");
+    assert!(d.message.contains("`c` has an initial value in a pure procedure"), "{}", d.message);
+    assert_eq!((d.span.line, d.span.col), (4, 18));
+    for (decl, msg) in bad {
+        let src = format!("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n{decl}  y = x\nend subroutine\n");
+        let d = lower_err(&src);
+        assert!(d.message.contains(msg), "{decl}: {}", d.message);
+        assert_eq!(d.span.line, 4, "{decl}");
+    }
+}

@@ -209,3 +209,93 @@ fn index_past_the_declared_bounds() {
     // Below the lower bound.
     expect_help(&sub("  do i = 1, n\n    y = y + x(i - 1)\n  end do\n"), "index out of bounds", 7, 13);
 }
+
+/// What gfortran rejects and tree-sitter-fortran accepts (found by the gfortran differential
+/// test): each would otherwise be read some other way than gfortran reads it, or not at all.
+#[test]
+fn what_gfortran_rejects_and_tree_sitter_accepts() {
+    // The declaration on line 5 is cut short; tree-sitter would read line 6 as its initialiser.
+    expect_help(
+        "subroutine k(n, x, y)\n  implicit none\n  integer :: n\n  real(8) :: x(n), y\n  real(8) :: \n  y = 2\n  x = y\nend subroutine\n",
+        "the statement is incomplete at the end of the line",
+        5,
+        14,
+    );
+    expect_help(&sub("  do i = 1, n\n    x(i) = 1\n  end\n"), "`end` alone cannot close a `do` construct", 8, 3);
+    expect_help(&sub("  do i = 1, n\n    x(i) = 1\n  end do do\n"), "the construct has no name", 8, 10);
+    expect_help(
+        &sub("  outer: do i = 1, n\n    x(i) = 1\n  end do inner\n"),
+        "this `end` names `inner`, but the construct is `outer`",
+        8,
+        10,
+    );
+    expect_help(
+        &sub("  x = 1\n").replace("end subroutine", "end subroutine j"),
+        "the `end subroutine` names `j`, not `k`",
+        7,
+        16,
+    );
+    expect_help(&sub("  x = 1\n1 y = 2\n2y = 3\n"), "a statement label must be followed by a blank", 8, 1);
+    expect_help(
+        &sub("  do 1i = 1, n\n    x(i) = 1\n  end do\n"),
+        "a statement label must be followed by a blank",
+        6,
+        6,
+    );
+    expect_help(
+        "subroutine k(n, x, n)\n  integer :: n\n  real(8) :: x(n)\n  x = 1\nend subroutine\n",
+        "the argument `n` appears twice in the argument list",
+        1,
+        20,
+    );
+    expect_help(
+        &sub("").replace("  real(8) :: z\n", "  real(8) :: z\n  real(8) :: x(n)\n"),
+        "`x` is given a type twice",
+        6,
+        14,
+    );
+    expect_help(
+        &sub("").replace("  real(8) :: z\n", "  real(8) :: z\n  implicit none\n"),
+        "`implicit` after a declaration",
+        6,
+        3,
+    );
+    expect_help(
+        "module m\n  implicit none\n  real(8), parameter :: c = 1d0\n  real(8), parameter :: c = 2d0\ncontains\n  subroutine k(x)\n    real(8) :: x\n    x = c\n  end subroutine\nend module\n",
+        "`c` is given a type twice",
+        4,
+        25,
+    );
+    // The module's `implicit none` holds in its procedures.
+    expect_help(
+        "module m\n  implicit none\ncontains\n  subroutine k(x)\n    real(8) :: x\n    x = y\n  end subroutine\nend module\n",
+        "`y` has no type declaration",
+        6,
+        9,
+    );
+    expect_help(
+        &sub("  select case (n)\n  case default\n    y = 1\n  case default\n    y = 2\n  end select\n"),
+        "a second `case default`",
+        9,
+        3,
+    );
+    expect_help(
+        "function f(x) result(x)\n  real(8) :: x\nend function\n",
+        "`x` is both an argument and the function result",
+        1,
+        12,
+    );
+    // Was an internal error (a map without dimensions).
+    expect_help(
+        "subroutine k(x, r)\n  real(8), intent(in) :: x()\n  real(8), intent(out) :: r\n  r = sum(x)\nend subroutine\n",
+        "an array needs at least one dimension",
+        2,
+        27,
+    );
+    // A left-out timer call still needs its variables declared under `implicit none`.
+    expect_help(&sub("  call cpu_time(t0)\n"), "`t0` has no type declaration", 6, 17);
+    // Named constructs with matching ends, continued statements and labels stay accepted.
+    lower(&sub(
+        "  do i = 1, n\n    x(i) = 1 + &\n      2 ! a comment & not a continuation\n  end do\n10 y = 1\n  chk: if (n > 1) then\n    y = 2\n  end if chk\n",
+    ));
+}

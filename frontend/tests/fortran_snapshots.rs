@@ -68,7 +68,9 @@ example_snapshot!(
     smooth_bounds,
     softnorm,
     upwind,
-    with_helpers
+    with_helpers,
+    init_values,
+    literal_kinds
 );
 
 #[test]
@@ -78,5 +80,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 29, "add the new example to example_snapshot! above");
+    assert_eq!(n, 31, "add the new example to example_snapshot! above");
 }

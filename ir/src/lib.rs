@@ -624,8 +624,10 @@ impl Expr {
         }
         if let ExprKind::Const(l) = self.kind {
             let lit = match (l, ty) {
+                (Literal::Int(v), Scalar::F32) => Some(Literal::Float(v as f32 as f64)),
                 (Literal::Int(v), t) if t.is_float() => Some(Literal::Float(v as f64)),
-                (Literal::Float(v), Scalar::F32) => Some(Literal::Float(v)),
+                // A constant cast to single precision is rounded, as `(float)` does in C.
+                (Literal::Float(v), Scalar::F32) => Some(Literal::Float(v as f32 as f64)),
                 (Literal::Float(v), Scalar::F64) => Some(Literal::Float(v)),
                 _ => None,
             };

@@ -324,11 +324,22 @@ pub fn expr_str(f: &Function, e: &Expr) -> String {
     match &e.kind {
         ExprKind::Const(Literal::Int(v)) => v.to_string(),
         ExprKind::Const(Literal::Float(v)) => {
-            let s = float_str(*v);
             if e.ty == Scalar::F32 {
+                // The shortest text of the single-precision value (`0.1f32`, not its double).
+                let x = *v as f32;
+                let s = if x.is_finite() {
+                    let t = format!("{x:?}");
+                    if t.contains(['.', 'e']) {
+                        t
+                    } else {
+                        format!("{t}.0")
+                    }
+                } else {
+                    float_str(*v)
+                };
                 format!("{s}f32")
             } else {
-                s
+                float_str(*v)
             }
         }
         ExprKind::Const(Literal::Bool(b)) => b.to_string(),

@@ -33,12 +33,24 @@ pub struct Sym<'t> {
     pub init: Option<Node<'t>>,
     /// `allocatable`: the shape comes from an `allocate` statement.
     pub allocatable: bool,
+    /// `save`: the value is kept from one call to the next.
+    pub save: bool,
 }
 
 impl Sym<'_> {
     /// A name seen before any attribute of it: no type, shape, intent or value yet.
     pub fn bare(name: String, span: Span) -> Self {
-        Sym { name, span, ty: None, dims: None, intent: None, parameter: false, init: None, allocatable: false }
+        Sym {
+            name,
+            span,
+            ty: None,
+            dims: None,
+            intent: None,
+            parameter: false,
+            init: None,
+            allocatable: false,
+            save: false,
+        }
     }
 }
 
@@ -64,6 +76,10 @@ pub fn colon_parts<'t>(n: Node<'t>) -> Vec<Option<Node<'t>>> {
 }
 
 pub fn dim_specs<'t>(src: &str, list: Node<'t>) -> Result<Vec<DimSpec<'t>>, Diagnostic> {
+    if named(list).is_empty() {
+        return Err(Diagnostic::error(span_of(src, list), "an array needs at least one dimension")
+            .with_help("give its bounds, e.g. `x(n)` or `x(:)`"));
+    }
     let mut dims = Vec::new();
     for d in named(list) {
         if text(src, d).trim() == "*" || d.kind() == "assumed_size" {
@@ -88,12 +104,14 @@ pub fn dim_specs<'t>(src: &str, list: Node<'t>) -> Result<Vec<DimSpec<'t>>, Diag
     Ok(dims)
 }
 
-/// Adds the names declared by `decl` (a `variable_declaration`) to `table`.
-pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(), Diagnostic> {
+/// Adds the names declared by `decl` (a `variable_declaration`) to `table`. With `once`
+/// (the declarations of one scope), a name given a type, shape or intent twice is an error.
+pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool) -> Result<(), Diagnostic> {
     let mut ty = None;
     let mut intent = None;
     let mut parameter = false;
     let mut allocatable = false;
+    let mut save = false;
     let mut dims_attr = None;
     let mut declarators = Vec::new();
     for c in named(decl) {
@@ -126,8 +144,10 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
                     return Err(unsupported(src, c, "pointers are", "use ordinary (explicit-shape) arrays"));
                 } else if q == "allocatable" {
                     allocatable = true;
+                } else if q == "save" {
+                    save = true;
                 }
-                // save, target, value, optional, contiguous, ... do not change the math.
+                // target, value, optional, contiguous, ... do not change the math.
             }
             "identifier" | "sized_declarator" | "init_declarator" => declarators.push(c),
             _ => {
@@ -160,17 +180,31 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>) -> Result<(
         let name = text(src, name_node).to_string();
         let key = name.to_ascii_lowercase();
         let entry = table.entry(key).or_insert_with(|| Sym::bare(name.clone(), span_of(src, name_node)));
+        let twice = |what: &str| {
+            Diagnostic::error(span_of(src, name_node), format!("`{name}` is given {what} twice"))
+                .with_help(format!("declare `{name}` once (its first declaration is on line {})", entry.span.line))
+        };
         if ty.is_some() {
+            if once && entry.ty.is_some() {
+                return Err(twice("a type"));
+            }
             entry.ty = ty;
         }
         if let Some(dd) = dims.or_else(|| dims_attr.clone()) {
+            if once && entry.dims.is_some() {
+                return Err(twice("a shape"));
+            }
             entry.dims = Some(dd);
         }
         if intent.is_some() {
+            if once && entry.intent.is_some() {
+                return Err(twice("an intent"));
+            }
             entry.intent = intent;
         }
         entry.parameter |= parameter;
         entry.allocatable |= allocatable;
+        entry.save |= save;
         if init.is_some() {
             entry.init = init;
         }

@@ -255,9 +255,21 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .map(Expr::int)
                 .map_err(|_| self.err(n, format!("cannot read the number `{t}`")));
         }
-        let ty = if body.contains('d') || kind_val == Some(8) { Scalar::F64 } else { Scalar::F32 };
+        let ty = match (body.contains('d'), kind_val) {
+            (true, None) | (false, Some(8)) => Scalar::F64,
+            (false, None | Some(4)) => Scalar::F32,
+            (true, Some(_)) => return Err(self.err(n, format!("`{t}` has both a `d` exponent and a kind"))),
+            (false, Some(k)) => {
+                return Err(self
+                    .err(n, format!("real kind {k} is not supported"))
+                    .with_help("use kind 4 (single precision) or 8 (double precision)"))
+            }
+        };
         let v: f64 =
             body.replace('d', "e").parse().map_err(|_| self.err(n, format!("cannot read the number `{t}`")))?;
+        // A default-real literal is single precision: `0.1` is 0.100000001490116..., also
+        // where it meets double precision operands (as in gfortran).
+        let v = if ty == Scalar::F32 { v as f32 as f64 } else { v };
         Ok(Expr::float(v, ty))
     }
 

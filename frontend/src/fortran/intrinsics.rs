@@ -6,6 +6,7 @@
 
 use super::expr::promote;
 use super::lower::{Lowerer, R};
+use super::syntax::named;
 use crate::sym::{canon, Lin};
 use adjc_ir::*;
 use tree_sitter::Node;
@@ -35,6 +36,17 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(self.err(n, format!("`{name}` takes {want} argument(s), got {}", args.len())));
         }
         Ok(())
+    }
+
+    /// The value of a conversion's `kind` argument: an integer constant, a named constant,
+    /// `kind(...)`, or an `iso_fortran_env`/`iso_c_binding` kind name.
+    fn conversion_kind(&mut self, k: Node<'t>) -> R<i64> {
+        match self.text(k).trim().to_ascii_lowercase().as_str() {
+            "real64" | "c_double" | "int64" | "c_int64_t" => return Ok(8),
+            "real32" | "c_float" | "int32" | "c_int" => return Ok(4),
+            _ => {}
+        }
+        self.expr(k, None)?.as_int().ok_or_else(|| self.err(k, "the kind must be an integer constant"))
     }
 
     pub fn intrinsic(&mut self, n: Node<'t>, name: &str, args: &[Node<'t>], el: Option<&[Expr]>) -> R<Expr> {
@@ -116,20 +128,42 @@ impl<'s, 't> Lowerer<'s, 't> {
                 Ok(a.clone().sub(a.div(b.clone()).mul(b)))
             }
             "dble" | "dfloat" | "real" | "float" | "sngl" | "int" | "nint" | "floor" | "ceiling" => {
-                self.nargs(n, name, args, 1, 2)?;
+                // The optional kind: `real(x, 8)`, `real(x, kind=dp)`.
+                let kind_node = match args.get(1) {
+                    Some(k) if k.kind() == "keyword_argument" => {
+                        let parts = named(*k);
+                        let key = parts.first().map(|p| self.text(*p).to_ascii_lowercase()).unwrap_or_default();
+                        if key != "kind" || parts.len() != 2 {
+                            return Err(self.err(*k, format!("`{name}` takes `kind=` as its keyword argument")));
+                        }
+                        Some(parts[1])
+                    }
+                    k => k.copied(),
+                };
+                self.nargs(n, name, &args[..args.len().min(1)], 1, 1)?;
+                if args.len() > 2 || (kind_node.is_some() && matches!(name, "dble" | "dfloat" | "sngl" | "float")) {
+                    return Err(self.err(n, format!("too many arguments for `{name}`")));
+                }
+                let kind = match kind_node {
+                    Some(k) => Some(self.conversion_kind(k)?),
+                    None => None,
+                };
                 let x = self.expr(args[0], el)?;
                 if x.ty == Scalar::Bool {
                     return Err(self.err(n, format!("`{name}` needs a numeric argument")));
                 }
                 Ok(match name {
                     "dble" | "dfloat" => x.cast(Scalar::F64),
-                    "real" | "float" => {
-                        let kind = match args.get(1) {
-                            Some(k) => self.expr(*k, None)?.as_int(),
-                            None => None,
-                        };
-                        x.cast(if kind == Some(8) { Scalar::F64 } else { Scalar::F32 })
-                    }
+                    // `real(x)` is single precision whatever `x` is: a double is rounded.
+                    "real" | "float" => match kind {
+                        None | Some(4) => x.cast(Scalar::F32),
+                        Some(8) => x.cast(Scalar::F64),
+                        Some(k) => {
+                            return Err(self
+                                .err(n, format!("real kind {k} is not supported"))
+                                .with_help("use kind 4 (single precision) or 8 (double precision)"))
+                        }
+                    },
                     "sngl" => x.cast(Scalar::F32),
                     "int" => x.cast(Scalar::I64),
                     "nint" => {

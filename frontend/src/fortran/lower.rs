@@ -58,6 +58,10 @@ pub struct Lowerer<'s, 't> {
     pub deferred: BTreeMap<VarId, usize>,
     /// Variables set by left-out timer and hook calls (call name, call span).
     pub left_out: Vec<(VarId, String, Span)>,
+    /// Locals kept from one call to the next: given a value in their declaration (with
+    /// the span of that initialiser, which is the span of the statements giving them that
+    /// value), or declared `save` (with the span of the name, `true`).
+    pub initialised: Vec<(VarId, Span, bool)>,
 }
 
 /// The header and specification part of a procedure.
@@ -71,6 +75,8 @@ pub struct Spec<'t> {
     pub implicit_none: bool,
     /// `use m, only: local => remote` renames: (local as spelled, remote lower case, where).
     pub aliases: Vec<(String, String, Span)>,
+    /// `pure` or `elemental` (not `impure`): its locals cannot be saved.
+    pub pure: bool,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -108,6 +114,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         do_vars: BTreeSet::new(),
         deferred: BTreeMap::new(),
         left_out: Vec::new(),
+        initialised: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
     for s in stmts {
@@ -141,7 +148,16 @@ impl<'s, 't> Lowerer<'s, 't> {
                 match c.kind() {
                     "parameters" => {
                         for p in named(c) {
-                            dummy_names.push((text(src, p).to_ascii_lowercase(), span_of(src, p)));
+                            let name = text(src, p).to_ascii_lowercase();
+                            if dummy_names.iter().any(|(d, _)| *d == name) {
+                                return Err(self
+                                    .err(
+                                        p,
+                                        format!("the argument `{}` appears twice in the argument list", text(src, p)),
+                                    )
+                                    .with_help("give every dummy argument its own name"));
+                            }
+                            dummy_names.push((name, span_of(src, p)));
                         }
                     }
                     "function_result" => {
@@ -157,16 +173,30 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
+        if let Some((d, span)) = dummy_names.iter().find(|(d, _)| Some(d) == result_name.as_ref()) {
+            return Err(Diagnostic::error(*span, format!("`{d}` is both an argument and the function result"))
+                .with_help("give the result its own name in `result(...)`"));
+        }
         let mut local = Table::new();
         let mut stmts = Vec::new();
         let mut in_spec = true;
         let mut implicit_none = false;
+        let mut implicit_seen = false;
         for n in items {
             match n.kind() {
                 "subroutine_statement" | "function_statement" | "internal_procedures" => {}
                 k if k.starts_with("end_") && k.ends_with("_statement") => {}
-                "variable_declaration" if in_spec => decl::collect(src, n, &mut local)?,
+                "variable_declaration" if in_spec => decl::collect(src, n, &mut local, true)?,
                 "implicit_statement" => {
+                    if !local.is_empty() {
+                        return Err(self
+                            .err(n, "`implicit` after a declaration")
+                            .with_help("put `implicit none` before the declarations (after the `use` statements)"));
+                    }
+                    if implicit_seen {
+                        return Err(self.err(n, "a second `implicit` statement").with_help("keep one `implicit none`"));
+                    }
+                    implicit_seen = true;
                     if text(src, n).to_ascii_lowercase().contains("none") {
                         implicit_none = true;
                     } else {
@@ -208,7 +238,15 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases })
+        // The host's `implicit none` holds unless the procedure has its own `implicit`.
+        let implicit_none = implicit_none || (!implicit_seen && proc.host_implicit_none);
+        let pure = header.is_some_and(|h| {
+            let words = text(src, h).to_ascii_lowercase();
+            let prefix = words.split(['(', '!']).next().unwrap_or("").to_string();
+            let prefix: Vec<&str> = prefix.split_whitespace().collect();
+            (prefix.contains(&"pure") || prefix.contains(&"elemental")) && !prefix.contains(&"impure")
+        });
+        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases, pure })
     }
 
     /// `parameter` constants: the file's modules, then the host, then the procedure itself.
@@ -217,7 +255,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let local = &spec.local;
         let mut host = Table::new();
         for d in self.unit.module_decls.iter().chain(proc.host_decls.iter()) {
-            decl::collect(src, *d, &mut host)?;
+            decl::collect(src, *d, &mut host, false)?;
         }
         for (name, remote, span) in &spec.aliases {
             match host.get(remote) {
@@ -311,13 +349,29 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
     /// local arrays, which are allocated at the top of the function.
     pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
+            if let (Some(init), false, true) = (sym.init, sym.parameter, self.names.contains_key(key)) {
+                return Err(self
+                    .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
+                    .with_help("assign it in the body"));
+            }
             if sym.parameter || self.names.contains_key(key) {
                 continue;
             }
             let elem = self.scalar_type(sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Local, sym.span);
             self.names.insert(key.clone(), Binding::Var(id));
+            if let (Some(init), true) = (sym.init, spec.pure) {
+                return Err(self
+                    .err(init, format!("`{}` has an initial value in a pure procedure", sym.name))
+                    .with_help("an initial value makes a local saved between calls, which a pure procedure cannot have; make it a `parameter`, or assign it in the body"));
+            }
+            if sym.init.is_some() {
+                with_init.push((id, sym.clone()));
+            } else if sym.save {
+                self.initialised.push((id, sym.span, true));
+            }
             if sym.allocatable {
                 // Typed by its `allocate` statement.
                 self.deferred.insert(id, sym.dims.as_ref().map_or(0, |d| d.len()));
@@ -340,6 +394,126 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.alloc_at_top(id, sym.span);
             }
         }
+        with_init.sort_by_key(|(_, s)| s.span.start);
+        for (id, sym) in with_init {
+            self.initialise(id, &sym)?;
+        }
+        Ok(())
+    }
+
+    /// Gives a local its declared initial value (`real(8) :: c = 2.0_8`,
+    /// `w(3) = (/1d0, 2d0, 3d0/)`) at the top of the function (also for the locals of an
+    /// inlined callee). In Fortran such a local is saved between calls; `finish` rejects it
+    /// when the procedure also assigns it, so it is a constant here.
+    fn initialise(&mut self, id: VarId, sym: &decl::Sym<'t>) -> R<()> {
+        let Some(init) = sym.init else { return Ok(()) };
+        let span = self.sp(init);
+        let saved = std::mem::replace(&mut self.span, span);
+        let ty = self.f.var(id).ty.clone();
+        let elem = ty.elem();
+        let constant = |lw: &mut Self, n: Node<'t>| -> R<Expr> {
+            let e = lw.expr(n, None)?;
+            if !e.vars().is_empty() {
+                return Err(lw
+                    .err(n, format!("the initial value of `{}` is not a constant", sym.name))
+                    .with_help("an initialiser must be a constant expression; assign the value in the body"));
+            }
+            if (e.ty == Scalar::Bool) != (elem == Scalar::Bool) {
+                return Err(
+                    lw.err(n, format!("cannot initialise the {elem} variable `{}` with a {} value", sym.name, e.ty))
+                );
+            }
+            Ok(e.cast(elem))
+        };
+        let mut stmts = Vec::new();
+        match &ty {
+            Type::Scalar(_) => {
+                if init.kind() == "array_literal" {
+                    return Err(self.err(init, format!("`{}` is a scalar, initialised with an array", sym.name)));
+                }
+                stmts.push(Stmt::assign(Place::scalar(id), constant(self, init)?, span));
+            }
+            Type::Array { dims, .. } => {
+                let help = "assign the values in the body, or make it a `parameter` array";
+                let extents: Option<Vec<i64>> = dims.iter().map(|d| d.extent.as_int()).collect();
+                let lowers: Option<Vec<i64>> = dims.iter().map(|d| d.lower.as_int()).collect();
+                let (Some(extents), Some(lowers)) = (extents, lowers) else {
+                    return Err(self
+                        .err(init, format!("the initialised array `{}` has no constant shape", sym.name))
+                        .with_help(help));
+                };
+                let count: i64 = extents.iter().product();
+                let values: Vec<Expr> = if init.kind() == "array_literal" {
+                    let items = named(init);
+                    if dims.len() != 1 {
+                        return Err(self
+                            .err(
+                                init,
+                                format!(
+                                    "array initialisers are supported for rank-1 arrays; `{}` has rank {}",
+                                    sym.name,
+                                    dims.len()
+                                ),
+                            )
+                            .with_help(help));
+                    }
+                    if let Some(bad) =
+                        items.iter().find(|i| matches!(i.kind(), "implied_do_loop" | "array_literal" | "type_name"))
+                    {
+                        return Err(self
+                            .err(*bad, "this array constructor item is not supported in an initialiser")
+                            .with_help(help));
+                    }
+                    if items.len() as i64 != count {
+                        return Err(self.err(
+                            init,
+                            format!("`{}` has {count} elements but its initialiser gives {}", sym.name, items.len()),
+                        ));
+                    }
+                    items.into_iter().map(|i| constant(self, i)).collect::<R<_>>()?
+                } else {
+                    if count > 16 {
+                        return Err(self
+                            .err(
+                                init,
+                                format!(
+                                    "initialising all {count} elements of `{}` in its declaration is not supported",
+                                    sym.name
+                                ),
+                            )
+                            .with_help("assign the value in the body (`w = 0`)"));
+                    }
+                    let v = constant(self, init)?;
+                    vec![v; count.max(0) as usize]
+                };
+                // Column-major order, from the declared lower bounds.
+                for (k, v) in values.into_iter().enumerate() {
+                    let mut rest = k as i64;
+                    let index: Vec<Expr> = extents
+                        .iter()
+                        .zip(&lowers)
+                        .map(|(&e, &lo)| {
+                            let i = lo + rest % e.max(1);
+                            rest /= e.max(1);
+                            Expr::int(i)
+                        })
+                        .collect();
+                    stmts.push(Stmt::assign(Place::element(id, index), v, span));
+                }
+            }
+        }
+        // At the top of the function, after the allocations and earlier initialisers, also
+        // for an inlined callee: the value is a constant (see `check_initialised`), so one
+        // assignment serves every call, and none is taped inside loops.
+        let inits: Vec<u32> = self.initialised.iter().filter(|(_, _, save)| !save).map(|(_, s, _)| s.start).collect();
+        if let Some(top) = self.blocks.first_mut() {
+            let allocs = top.iter().take_while(|s| matches!(s.kind, StmtKind::Alloc(_))).count();
+            let after = top.iter().rposition(|s| inits.contains(&s.span.start)).map_or(0, |p| p + 1);
+            let at = allocs.max(after);
+            top.splice(at..at, stmts);
+        }
+        self.initialised.push((id, span, false));
+        self.span = saved;
         Ok(())
     }
 
@@ -631,12 +805,51 @@ impl<'s, 't> Lowerer<'s, 't> {
         (1..).map(|k| format!("{base}_{k}")).find(|n| free(n)).unwrap_or_else(|| base.to_string())
     }
 
+    /// A local with an initialiser that the procedure also assigns keeps its value from
+    /// one call to the next in Fortran (implied `save`): state adjc cannot differentiate.
+    fn check_initialised(&self) -> R<()> {
+        for &(v, init, save) in &self.initialised {
+            let mut write: Option<Span> = None;
+            walk_stmts(&self.f.body, &mut |s| {
+                let writes = s.written_var() == Some(v) || matches!(&s.kind, StmtKind::Loop(l) if l.var == v);
+                if writes && s.span.start != init.start && write.is_none() {
+                    write = Some(s.span);
+                }
+            });
+            if let Some(at) = write {
+                return Err(self.saved_error(v, init, save, at));
+            }
+        }
+        Ok(())
+    }
+
+    /// `v`, initialised in its declaration at `init` (declared `save` there when `save`),
+    /// is assigned at `at`.
+    pub fn saved_error(&self, v: VarId, init: Span, save: bool, at: Span) -> Diagnostic {
+        let name = &self.f.var(v).name;
+        let why = if save { "is declared `save`" } else { "has an initial value in its declaration" };
+        let implied = if save { "" } else { " (implied `save`)" };
+        Diagnostic::error(
+            at,
+            format!(
+                "`{name}` is assigned here but {why} (line {}): Fortran then keeps its value from one call to \
+                 the next{implied}, which adjc does not support",
+                init.line
+            ),
+        )
+        .with_help(format!(
+            "if `{name}` is a constant, declare it `parameter`; else drop the {} and assign `{name}` at the start of the routine",
+            if save { "`save`" } else { "initialiser" }
+        ))
+    }
+
     fn finish(mut self) -> R<Function> {
         let mut body = self.blocks.pop().unwrap_or_default();
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));
         }
         self.f.body = body;
+        self.check_initialised()?;
         let written = irutil::written_in(&self.f.body);
         let read: BTreeSet<VarId> = read_vars(&self.f.body).into_iter().collect();
         for (v, call, span) in &self.left_out {

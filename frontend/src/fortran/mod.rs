@@ -122,6 +122,9 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
     if let Some(bad) = syntax::first_error(root) {
         return Err(syntax::syntax_error(source, bad));
     }
+    if let Some(d) = syntax::structure_error(source, root) {
+        return Err(d);
+    }
     let unit = scan::scan(source, root)?;
     let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
     if unit.procs.is_empty() {

@@ -380,6 +380,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         let declared = self.lookup(var_node)?;
         if let Binding::Var(v) = declared {
             self.do_vars.insert(v);
+            if let Some(&(_, init, save)) = self.initialised.iter().find(|(x, _, _)| *x == v) {
+                return Err(self.saved_error(v, init, save, self.sp(var_node)));
+            }
         }
         match declared {
             Binding::Var(v)
@@ -546,14 +549,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 return Err(self.err(size, format!("`{}` is declared with rank {rank}", self.text(name))));
             }
             let sym = super::decl::Sym {
-                name: self.f.var(v).name.clone(),
-                span: self.sp(name),
-                ty: None,
                 dims: Some(specs),
-                intent: None,
-                parameter: false,
-                init: None,
-                allocatable: false,
+                ..super::decl::Sym::bare(self.f.var(v).name.clone(), self.sp(name))
             };
             let dims = self.array_dims(&sym, None)?;
             let elem = self.f.var(v).ty.elem();
@@ -571,7 +568,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         for a in args {
             let target = if a.kind() == "keyword_argument" { named(a).last().copied() } else { Some(a) };
             if let Some(t) = target.filter(|t| t.kind() == "identifier") {
-                if let Ok(Binding::Var(v)) = self.lookup(t) {
+                // Undeclared under `implicit none` is an error even here (as in gfortran).
+                if let Binding::Var(v) = self.lookup(t)? {
                     self.left_out.push((v, name.to_string(), self.sp(n)));
                 }
             }
@@ -720,6 +718,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     _ => body.push(p),
                 }
+            }
+            if is_default && arms.iter().any(|a| a.0.is_none()) {
+                return Err(self
+                    .err(case, "a second `case default`")
+                    .with_help("a `select case` has at most one `case default`"));
             }
             let cond = if is_default { None } else { Some(cond.unwrap_or_else(|| Expr::boolean(false))) };
             arms.push((cond, self.sp(case), body));

@@ -41,6 +41,7 @@ mod parse;
 mod reshape;
 mod shapes;
 mod store;
+mod syntax;
 mod types;
 mod value;
 

@@ -21,7 +21,15 @@ pub fn parse_module(source: &str) -> Result<ModuleAst, Diagnostic> {
     let root = tree.root_node();
     let cx = Cx { src: source };
     if let Some(bad) = first_error(root) {
-        return Err(cx.syntax_error(bad));
+        let d = cx.syntax_error(bad);
+        // An indentation error usually derails the grammar further on: report it first.
+        return Err(match super::syntax::check(source, root) {
+            Some(e) if e.span.start < d.span.start => e,
+            _ => d,
+        });
+    }
+    if let Some(d) = super::syntax::check(source, root) {
+        return Err(d);
     }
     cx.module(root)
 }
