@@ -189,6 +189,17 @@ impl Lin {
         Some(r)
     }
 
+    /// The opaque atoms with their coefficients.
+    pub fn opaque_terms(&self) -> Vec<(Expr, i64)> {
+        self.terms
+            .iter()
+            .filter_map(|(a, k)| match a {
+                Atom::Opaque(key) => self.opaque.get(key).map(|e| (e.clone(), *k)),
+                Atom::Var(_) => None,
+            })
+            .collect()
+    }
+
     /// Removes variable `v` and returns its coefficient.
     pub fn take(&mut self, v: VarId) -> i64 {
         self.terms.remove(&Atom::Var(v)).unwrap_or(0)
@@ -288,6 +299,21 @@ fn flatten_mul(e: &Expr, out: &mut Vec<Expr>) {
             flatten_mul(b, out);
         }
         _ => out.push(e.clone()),
+    }
+}
+
+/// `max(0, e)`: an extent taken as a number of elements. Slices can have negative extents
+/// (`x[1:-1]` of one element: `N - 2`), which mean empty; array shapes, `len` and `np.mean`
+/// take them through this clamp.
+pub fn clamp0(e: Expr) -> Expr {
+    Expr::call(adjc_ir::Intrinsic::Max, vec![Expr::int(0), e], Scalar::I64)
+}
+
+/// The extent inside [`clamp0`]: the same length (loops over either run the same).
+pub fn unclamp(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Call(adjc_ir::Intrinsic::Max, args) if args.len() == 2 && args[0].as_int() == Some(0) => &args[1],
+        _ => e,
     }
 }
 

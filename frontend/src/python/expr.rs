@@ -220,15 +220,15 @@ impl Lowerer<'_> {
         let v = self.eval(obj)?;
         match (a, v) {
             ("shape", Val::Array(arr)) => {
-                Ok(Val::Tuple(arr.shape.iter().map(|x| Val::Scalar(SVal::weak(x.clone()))).collect()))
+                Ok(Val::Tuple(arr.shape.iter().map(|x| Val::Scalar(SVal::weak(self.length(x)))).collect()))
             }
             ("shape", Val::Deferred(d)) => {
-                Ok(Val::Tuple(d.shape.iter().map(|x| Val::Scalar(SVal::weak(x.clone()))).collect()))
+                Ok(Val::Tuple(d.shape.iter().map(|x| Val::Scalar(SVal::weak(self.length(x)))).collect()))
             }
             ("ndim", Val::Array(arr)) => Ok(Val::Scalar(SVal::weak(Expr::int(arr.rank() as i64)))),
             ("ndim", Val::Deferred(d)) => Ok(Val::Scalar(SVal::weak(Expr::int(d.shape.len() as i64)))),
             ("size", Val::Array(arr)) => {
-                let n = arr.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(x.clone()));
+                let n = arr.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(self.length(x)));
                 Ok(Val::Scalar(SVal::weak(n)))
             }
             ("T", Val::Array(arr)) => Ok(Val::Array(arr.transpose())),
@@ -279,7 +279,7 @@ impl Lowerer<'_> {
             Val::None => return Err(self.err(base.span, "`None` cannot be subscripted")),
         };
         let its = self.eval_items(items, false)?;
-        let r = index(&arr, &its).map_err(|m| self.err(e.span, m))?;
+        let r = index(&arr, &its, self).map_err(|m| self.err(e.span, m))?;
         if r.shape.is_empty() {
             Ok(Val::Scalar(SVal::strong(r.tmpl)))
         } else {
@@ -457,6 +457,18 @@ impl Lowerer<'_> {
                             Some(r) => {
                                 let owner = if self.shapes.is_one(&c) { k } else { owner };
                                 Some((r, owner))
+                            }
+                            // Extents only the call can compare (`N` and `M`): checked on
+                            // entry to be equal (an extent that is 1 only at run time is
+                            // not broadcast).
+                            None if self.require_equal(
+                                &c,
+                                &ext,
+                                span,
+                                format!("equal extents of `{}` and `{}`", texts[owner], texts[k]),
+                            ) =>
+                            {
+                                Some((c, owner))
                             }
                             None => {
                                 return Err(self.mismatch(&texts[owner], &c, &texts[k], &ext, span, Some(axis), rank))

@@ -28,7 +28,7 @@ impl Lowerer<'_> {
         for mut a in std::mem::take(&mut self.f.assumptions) {
             a.lhs = fe(&a.lhs);
             a.rhs = fe(&a.rhs);
-            if !shapes.same(&a.lhs, &a.rhs)
+            if !shapes.same_ext(&a.lhs, &a.rhs)
                 && !assumptions.iter().any(|b: &Assumption| b.lhs == a.lhs && b.rhs == a.rhs)
             {
                 assumptions.push(a);
