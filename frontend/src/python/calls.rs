@@ -114,8 +114,8 @@ impl Lowerer<'_> {
             "len" => {
                 self.arity(e, args, 1, 1)?;
                 match self.eval(&args[0])? {
-                    Val::Array(a) => Val::Scalar(SVal::weak(self.length(&a.shape[0]))),
-                    Val::Deferred(d) if !d.shape.is_empty() => Val::Scalar(SVal::weak(self.length(&d.shape[0]))),
+                    Val::Array(a) => Val::Scalar(SVal::weak(a.shape[0].clone())),
+                    Val::Deferred(d) if !d.shape.is_empty() => Val::Scalar(SVal::weak(d.shape[0].clone())),
                     Val::Tuple(t) => Val::Scalar(SVal::weak(Expr::int(t.len() as i64))),
                     _ => return Err(self.err(e.span, format!("`len` of the scalar `{}`", args[0].text))),
                 }

@@ -159,7 +159,10 @@ impl Lowerer<'_> {
             if diff.vars().iter().any(|v| !f.is_param(*v)) {
                 return false;
             }
-            split_sides(&diff)
+            // One orientation (the first variable on the left), so that the same
+            // condition met twice is checked once.
+            let first = diff.terms.values().next().copied().unwrap_or(1);
+            split_sides(&if first < 0 { diff.scale(-1).unwrap_or(diff) } else { diff })
         };
         self.f.assumptions.push(Assumption { lhs, rhs, span, what });
         true
@@ -209,19 +212,37 @@ impl Lowerer<'_> {
         if !self.is_param_expr(&least) {
             return false;
         }
-        let l = crate::sym::Lin::from_expr(&least);
-        if l.has_opaque() {
-            return self.assume_le(Expr::int(0), least, span, what);
+        // Only when the enclosing loops run at all (a statement in a loop over
+        // `range(1, N - 1)` makes no demand when N < 2); loops with bounds that are not
+        // parameters alone are left out of the guard, which only makes the check stricter.
+        let mut guard: Option<Expr> = None;
+        for r in &self.loops {
+            let (lo, hi) = (self.shapes.norm(&r.lo), self.shapes.norm(&r.hi));
+            if !self.is_param_expr(&lo) || !self.is_param_expr(&hi) || self.provably_le(&lo, &hi) {
+                continue;
+            }
+            let runs = Expr::binary(BinOp::Le, lo, hi);
+            guard = Some(match guard {
+                None => runs,
+                Some(g) => Expr::binary(BinOp::And, g, runs),
+            });
         }
-        let (p, q) = split_sides(&l);
-        self.assume_le(q, p, span, what)
+        let l = crate::sym::Lin::from_expr(&least);
+        let (p, q) = if l.has_opaque() { (least, Expr::int(0)) } else { split_sides(&l) };
+        self.assume_le(q, p, guard, span, what)
     }
 
-    /// The entry check `a <= b` (as `min(a, b) == a`).
-    fn assume_le(&mut self, a: Expr, b: Expr, span: Span, what: String) -> bool {
+    /// The entry check `a <= b` (as `min(a, b) == a`), or `guard implies a <= b` (as
+    /// `min(a, guard ? b : a) == a`).
+    fn assume_le(&mut self, a: Expr, b: Expr, guard: Option<Expr>, span: Span, what: String) -> bool {
+        // Constants: true, or false whenever the statement runs (an error at the slice).
         if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
             return x <= y;
         }
+        let b = match guard {
+            Some(g) => Expr::select(g, b, a.clone()),
+            None => b,
+        };
         let lhs = Expr::call(Intrinsic::Min, vec![a.clone(), b], Scalar::I64);
         self.f.assumptions.push(Assumption { lhs, rhs: a, span, what });
         true
@@ -580,6 +601,49 @@ impl Fit for Lowerer<'_> {
              slice bounds inside the axis (narrow the loop range)"
         ))
     }
+}
+
+/// Drops the entry checks `q <= p` (in their equality form `min(q, p) == q`) that another
+/// one implies: `N - 1 <= M` when `N <= M` is checked, `0 <= N` when `2 <= N` is.
+pub fn prune_implied(assumptions: &mut Vec<Assumption>, shapes: &super::shapes::Shapes) {
+    // `min(q, p) == q` or `min(q, g ? p : q) == q`: the guard's key and p - q.
+    let slack = |a: &Assumption| -> Option<(String, crate::sym::Lin)> {
+        let ExprKind::Call(Intrinsic::Min, args) = &a.lhs.kind else { return None };
+        if args.len() != 2 || crate::sym::key(&args[0]) != crate::sym::key(&a.rhs) {
+            return None;
+        }
+        let (g, p) = match &args[1].kind {
+            ExprKind::Select(g, p, q) if crate::sym::key(q) == crate::sym::key(&a.rhs) => (crate::sym::key(g), &**p),
+            _ => (String::new(), &args[1]),
+        };
+        Some((g, shapes.lin(p).sub(&shapes.lin(&args[0]))?))
+    };
+    let slacks: Vec<Option<(String, crate::sym::Lin)>> = assumptions.iter().map(slack).collect();
+    let mut keep = vec![true; assumptions.len()];
+    for i in 0..assumptions.len() {
+        for j in 0..assumptions.len() {
+            if i == j || !keep[j] {
+                continue;
+            }
+            if let (Some((gi, di)), Some((gj, dj))) = (&slacks[i], &slacks[j]) {
+                // A check without a guard also implies the guarded ones.
+                if !gj.is_empty() && gi != gj {
+                    continue;
+                }
+                // d_i = d_j + c with c >= 0 (and i after j when c == 0): d_j >= 0 implies d_i >= 0.
+                let c = di.sub(dj).and_then(|d| d.as_const());
+                if c.is_some_and(|c| c > 0 || (c == 0 && i > j)) {
+                    keep[i] = false;
+                    break;
+                }
+            }
+        }
+    }
+    let mut k = 0;
+    assumptions.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
 }
 
 /// A linear form `p - q` as the two sides `(p, q)`, each with positive coefficients, so

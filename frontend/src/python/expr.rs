@@ -220,15 +220,15 @@ impl Lowerer<'_> {
         let v = self.eval(obj)?;
         match (a, v) {
             ("shape", Val::Array(arr)) => {
-                Ok(Val::Tuple(arr.shape.iter().map(|x| Val::Scalar(SVal::weak(self.length(x)))).collect()))
+                Ok(Val::Tuple(arr.shape.iter().map(|x| Val::Scalar(SVal::weak(x.clone()))).collect()))
             }
             ("shape", Val::Deferred(d)) => {
-                Ok(Val::Tuple(d.shape.iter().map(|x| Val::Scalar(SVal::weak(self.length(x)))).collect()))
+                Ok(Val::Tuple(d.shape.iter().map(|x| Val::Scalar(SVal::weak(x.clone()))).collect()))
             }
             ("ndim", Val::Array(arr)) => Ok(Val::Scalar(SVal::weak(Expr::int(arr.rank() as i64)))),
             ("ndim", Val::Deferred(d)) => Ok(Val::Scalar(SVal::weak(Expr::int(d.shape.len() as i64)))),
             ("size", Val::Array(arr)) => {
-                let n = arr.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(self.length(x)));
+                let n = arr.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(x.clone()));
                 Ok(Val::Scalar(SVal::weak(n)))
             }
             ("T", Val::Array(arr)) => Ok(Val::Array(arr.transpose())),

@@ -34,6 +34,7 @@ impl Lowerer<'_> {
                 assumptions.push(a);
             }
         }
+        super::deferred::prune_implied(&mut assumptions, shapes);
         self.f.assumptions = assumptions;
         for var in self.f.vars.iter_mut() {
             if let Type::Array { dims, .. } = &mut var.ty {
