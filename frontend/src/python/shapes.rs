@@ -5,7 +5,7 @@
 //! the end) instead of being reported as a mismatch.
 
 use crate::sym::{self, Lin};
-use adjc_ir::{Expr, VarId};
+use adjc_ir::{BinOp, Expr, ExprKind, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Default)]
@@ -192,7 +192,21 @@ impl Shapes {
     /// Whether `e >= 0` follows from the loop ranges and from the variables `nonneg`
     /// accepts (array extents) being non-negative.
     pub fn provably_nonneg(&self, e: &Expr, loops: &[IndexRange], nonneg: &dyn Fn(VarId) -> bool) -> bool {
-        let Some(l) = self.extreme(e, loops, false) else { return false };
+        let Some(mut l) = self.extreme(e, loops, false) else { return false };
+        // `-k * (a // k)` is at least `-a` (a // k <= a / k): `a - 2 * (a // 2) >= 0`.
+        for (x, c) in l.opaque_terms() {
+            if let ExprKind::Binary(BinOp::FloorDiv, a, m) = &x.kind {
+                if let Some(m) = m.as_int().filter(|m| *m > 0 && c < 0 && c % m == 0) {
+                    let rest = l.sub(&self.lin(&x).scale(c).unwrap_or_default());
+                    let bound = self.lin(a).scale(c / m);
+                    if let (Some(rest), Some(bound)) = (rest, bound) {
+                        if let Some(r) = rest.add(&bound) {
+                            l = r;
+                        }
+                    }
+                }
+            }
+        }
         l.c >= 0
             && l.vars().iter().all(|v| nonneg(*v) && l.coeff(*v) > 0)
             && l.opaque_terms().iter().all(|(x, k)| *k > 0 && self.nonneg_atom(x, loops, nonneg))
@@ -201,7 +215,7 @@ impl Shapes {
     /// Non-linear extents that are non-negative when their parts are: `N * M`, `N // 2`,
     /// `max(N - 2, 0)`.
     fn nonneg_atom(&self, e: &Expr, loops: &[IndexRange], nonneg: &dyn Fn(VarId) -> bool) -> bool {
-        use adjc_ir::{BinOp, ExprKind as K, Intrinsic};
+        use adjc_ir::{ExprKind as K, Intrinsic};
         let nn = |x: &Expr| self.provably_nonneg(x, loops, nonneg);
         match &e.kind {
             K::Binary(BinOp::Mul, a, b) => nn(a) && nn(b),
