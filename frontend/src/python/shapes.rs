@@ -274,4 +274,31 @@ mod tests {
         assert!(s.equate(&va, &Expr::int(5), &|_| true));
         assert_eq!(s.lin(&vb).as_const(), Some(5));
     }
+
+    #[test]
+    fn proves_bounds_from_loop_ranges() {
+        let s = Shapes::default();
+        let (n, i, j) = (VarId(0), VarId(1), VarId(2));
+        let v = |x| Expr::var(x, Scalar::I64);
+        let size = |x: VarId| x == n;
+        // for i in range(n): for j in range(i):
+        let loops = vec![
+            IndexRange { var: i, lo: Expr::int(0), hi: v(n).sub(Expr::int(1)) },
+            IndexRange { var: j, lo: Expr::int(0), hi: v(i).sub(Expr::int(1)) },
+        ];
+        // j + 1 <= i <= n - 1 < n
+        assert!(s.provably_nonneg(&v(i).sub(v(j)).sub(Expr::int(1)), &loops, &size));
+        assert!(s.provably_nonneg(&v(n).sub(v(j)).sub(Expr::int(2)), &loops, &size));
+        // i - 1 is -1 in the first iteration; n - i - 2 is -1 in the last.
+        assert!(!s.provably_nonneg(&v(i).sub(Expr::int(1)), &loops, &size));
+        assert!(!s.provably_nonneg(&v(n).sub(v(i)).sub(Expr::int(2)), &loops, &size));
+        // The least value over the loops: n - i - 2 >= -1.
+        assert_eq!(s.extreme(&v(n).sub(v(i)).sub(Expr::int(2)), &loops, false).and_then(|l| l.as_const()), Some(-1));
+        // n - 2 * (n // 2) >= 0, n // 2 and max(0, n - 3) are non-negative.
+        let half = Expr::binary(BinOp::FloorDiv, v(n), Expr::int(2));
+        assert!(s.provably_nonneg(&v(n).sub(half.clone().mul(Expr::int(2))), &[], &size));
+        assert!(s.provably_nonneg(&half, &[], &size));
+        assert!(s.provably_nonneg(&sym::clamp0(v(n).sub(Expr::int(3))), &[], &size));
+        assert!(!s.provably_nonneg(&v(n).sub(Expr::int(3)), &[], &size));
+    }
 }
