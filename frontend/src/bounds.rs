@@ -381,6 +381,29 @@ fn gather(f: &Function, index: &Expr) -> Option<(VarId, i64)> {
     (read_only && f.var(arr).ty.elem() == Scalar::I64).then_some((arr, lin.c))
 }
 
+/// Whether two checks say the same thing (`if 1 <= N: N <= M` and `if 0 <= N - 1: N <= M`):
+/// the index checks skip what a frontend's shape rules already check.
+pub fn same_check(a: &Assumption, b: &Assumption) -> bool {
+    let slack = |l: &Expr, r: &Expr| Lin::from_expr(r).sub(&Lin::from_expr(l));
+    let guards = |g: &Option<Expr>| -> Vec<Option<Lin>> {
+        conjuncts(g)
+            .iter()
+            .map(|c| match &c.kind {
+                ExprKind::Binary(BinOp::Le, l, r) => slack(l, r),
+                ExprKind::Binary(BinOp::Lt, l, r) => slack(l, r).map(|s| s.add(&Lin::constant(-1)).unwrap_or(s)),
+                _ => None,
+            })
+            .collect()
+    };
+    let (ga, gb) = (guards(&a.guard), guards(&b.guard));
+    a.rel == b.rel
+        && a.each == b.each
+        && slack(&a.lhs, &a.rhs).is_some()
+        && slack(&a.lhs, &a.rhs) == slack(&b.lhs, &b.rhs)
+        && ga.iter().all(|x| x.is_some() && gb.contains(x))
+        && gb.iter().all(|x| ga.contains(x))
+}
+
 fn conjuncts(g: &Option<Expr>) -> Vec<Expr> {
     fn go(e: &Expr, out: &mut Vec<Expr>) {
         match &e.kind {

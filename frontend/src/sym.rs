@@ -308,6 +308,21 @@ fn flatten_mul(e: &Expr, out: &mut Vec<Expr>) {
     }
 }
 
+/// `max(0, e)`: an extent taken as a number of elements. Slices can have negative extents
+/// (`x[1:-1]` of one element: `N - 2`), which mean empty; array shapes, `len` and `np.mean`
+/// take them through this clamp.
+pub fn clamp0(e: Expr) -> Expr {
+    Expr::call(adjc_ir::Intrinsic::Max, vec![Expr::int(0), e], Scalar::I64)
+}
+
+/// The extent inside [`clamp0`]: the same length (loops over either run the same).
+pub fn unclamp(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Call(adjc_ir::Intrinsic::Max, args) if args.len() == 2 && args[0].as_int() == Some(0) => &args[1],
+        _ => e,
+    }
+}
+
 /// Puts a linear `i64` expression into canonical form; leaves anything with opaque parts
 /// as it is.
 pub fn canon(e: &Expr) -> Expr {

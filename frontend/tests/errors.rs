@@ -138,12 +138,12 @@ fn shape_mismatches_are_reported_with_extents() {
         12,
     );
     assert!(d.help.is_some());
-    expect(
-        "def f(A: 'float64[N]', B: 'float64[M]'):\n    A[:] = B\n",
-        "shape mismatch: `A[:]` has extent N, `B` has extent M",
-        2,
-        5,
-    );
+    // Different size parameters may agree: checked on entry (NumPy would also broadcast an
+    // extent that is 1 at run time; adjc asks for equality).
+    let text = ir("def f(A: 'float64[N]', B: 'float64[M]'):\n    A[:] = B\n");
+    assert!(text.contains("  assume N == M  # equal extents of `A[:]` and `B`, line 2\n"), "{text}");
+    let text = ir("def f(A: 'float64[N]', B: 'float64[M]'):\n    return A[1:] + B[:-1]\n");
+    assert!(text.contains("  assume N == M  # equal extents of `A[1:]` and `B[:-1]`, line 2\n"), "{text}");
     expect("def f(A: 'float64[4]', B: 'float64[5]'):\n    C = A * B\n", "`A` has extent 4, `B` has extent 5", 2, 9);
     expect("def f(A: 'float64[N, M]', x: 'float64[M + 1]'):\n    return A @ x\n", "shape mismatch in `A @ x`", 2, 12);
     expect(
@@ -168,6 +168,80 @@ fn shape_mismatches_are_reported_with_extents() {
         2,
         5,
     );
+}
+
+/// Slices and products whose lengths disagree for some iteration: NumPy raises, so adjc must
+/// neither infer an extent from them nor emit C that reads past an axis.
+#[test]
+fn slice_lengths_that_differ_are_errors_or_entry_checks() {
+    // Lengths that provably differ: the error names both.
+    expect(
+        "def f(A: 'float64[N, N]', x: 'float64[N]', y: 'float64[N]'):\n    n = A.shape[0]\n    for i in range(n):\n        y[i] = A[i, i+1:] @ x[i:]\n",
+        "`A[i, i+1:]` has extent N - i - 1, `x[i:]` has extent N - i",
+        4,
+        16,
+    );
+    // A difference that depends on the loop variable: never equal for every iteration.
+    expect(
+        "import numpy as np\ndef f(x: 'float64[N]', y: 'float64[N]', z: 'float64[N]'):\n    n = x.shape[0]\n    for i in range(n):\n        z[i] = np.sum(x[i:] * y[:i])\n",
+        "shape mismatch: `x[i:]` has extent N - i, `y[:i]` has extent i",
+        5,
+        23,
+    );
+    expect(
+        "def f(x: 'float64[N]', y: 'float64[M]'):\n    n = x.shape[0]\n    for i in range(n):\n        x[i:] = y[:i]\n",
+        "shape mismatch: `x[i:]` has extent N - i, `y[:i]` has extent i",
+        4,
+        9,
+    );
+    // A difference over parameters only: one check on entry (`N - i - 1 == M - i`).
+    let text = ir("def f(A: 'float64[N, N]', x: 'float64[M]', y: 'float64[N]'):\n    n = A.shape[0]\n    for i in range(n):\n        y[i] = A[i, i+1:] @ x[i:]\n");
+    assert!(text.contains("  assume N == M + 1  # inner extents of `A[i, i+1:] @ x[i:]`, line 4\n"), "{text}");
+    let text = ir("import numpy as np\ndef f(x: 'float64[N]', y: 'float64[M]', z: 'float64[N]'):\n    n = x.shape[0]\n    for i in range(n):\n        z[i] = np.sum(x[i:] * y[i:])\n");
+    assert!(text.contains("  assume N == M  # equal extents of `x[i:]` and `y[i:]`, line 5\n"), "{text}");
+}
+
+/// Slice bounds NumPy would clip or count from the end: proved inside the axis from the
+/// loop ranges, checked on entry, or refused (never a read past the axis).
+#[test]
+fn slice_bounds_outside_the_axis() {
+    // A computed start that is negative in the first iteration: NumPy counts it from the end.
+    let d = expect(
+        "import numpy as np\ndef f(x: 'float64[N]', y: 'float64[N]'):\n    n = x.shape[0]\n    for i in range(n):\n        y[i] = np.sum(x[i-1:i+2])\n",
+        "the slice start may fall outside the axis (0 <= i - 1 does not always hold)",
+        5,
+        23,
+    );
+    assert!(d.message.contains("NumPy would count a negative bound from the end"), "{}", d.message);
+    // A stop past the end in the last iteration: NumPy clips it.
+    expect(
+        "import numpy as np\ndef f(x: 'float64[N]', y: 'float64[N]'):\n    n = x.shape[0]\n    for i in range(n):\n        y[i] = np.sum(x[i:i+3])\n",
+        "the slice stop may fall outside the axis (i + 3 <= N does not always hold)",
+        5,
+        23,
+    );
+    // Inside the axis for every iteration of the loop: no check at all.
+    let text = ir("import numpy as np\ndef f(x: 'float64[N]', y: 'float64[N]'):\n    n = x.shape[0]\n    for i in range(1, n - 2):\n        y[i] = np.sum(x[i-1:i+3])\n");
+    assert!(!text.contains("assume"), "{text}");
+    // Bounds over parameters only: checked on entry.
+    let text = ir("import numpy as np\ndef f(x: 'float64[N]', y: 'float64[M]', z: 'float64[N]'):\n    n = x.shape[0]\n    for i in range(n):\n        z[i] = np.sum(x[i:] * y[:n - i])\n");
+    assert!(
+        text.contains("  assume if 0 <= N - 1: N <= M  # slice stop inside the axis: N - i <= M, line 5\n"),
+        "{text}"
+    );
+    let text = ir("def f(x: 'float64[N]'):\n    return x[:5] + x[-3:].sum()\n");
+    assert!(text.contains("  assume 5 <= N  # slice stop inside the axis: 5 <= N, line 2\n"), "{text}");
+    // ... and `3 <= N` is implied by `5 <= N`: one check.
+    assert_eq!(text.matches("assume").count(), 1, "{text}");
+    let text = ir("def f(x: 'float64[N]'):\n    return x[-3:] * 2.0\n");
+    assert!(text.contains("  assume 3 <= N  # slice start inside the axis: 0 <= N - 3, line 2\n"), "{text}");
+    // A start past the end only empties the slice (NumPy clips it): no check, and the
+    // returned array has max(0, N - 2) elements.
+    let text = ir("def f(x: 'float64[N]'):\n    return x[1:-1] * 2.0\n");
+    assert!(!text.contains("assume"), "{text}");
+    assert!(text.contains("ret: f64[max(0, N - 2)] out"), "{text}");
+    let text = ir("import numpy as np\ndef f(x: 'float64[N]'):\n    return np.mean(x[2:])\n");
+    assert!(text.contains("/ f64(max(0, N - 2))"), "{text}");
 }
 
 #[test]
@@ -248,10 +322,17 @@ fn diagnostics_render_with_source_line() {
 #[test]
 fn reshape_and_product_errors() {
     expect(
-        "import numpy as np\ndef f(A: 'float64[N, M]', K: int):\n    return np.reshape(A, (K, 2))\n",
-        "cannot reshape `A` of shape (N, M) to (K, 2)",
+        "import numpy as np\ndef f(A: 'float64[3, 2]'):\n    return np.reshape(A, (4, 2))\n",
+        "cannot reshape `A` of shape (3, 2) to (4, 2)",
         3,
         12,
+    );
+    // Element counts of parameters: checked on entry (NPBench's LeNet passes the flattened
+    // extent as a parameter).
+    let text = ir("import numpy as np\ndef f(A: 'float64[N, M]', K: int):\n    return np.reshape(A, (K, 2))\n");
+    assert!(
+        text.contains("  assume N * M == 2 * K  # equal element counts in `np.reshape(A, (K, 2))`, line 3\n"),
+        "{text}"
     );
     expect(
         "def f(A: 'float64[N, M]'):\n    return A.reshape(-1, -1)\n",

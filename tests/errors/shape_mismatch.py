@@ -1,5 +1,5 @@
 # expect: 5:12: shape mismatch
 import numpy as np
 
-def kernel(A: "float64[N]", B: "float64[M]"):
+def kernel(A: "float64[N]", B: "float64[N + 1]"):
     return A + B

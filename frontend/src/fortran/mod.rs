@@ -149,7 +149,11 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
     let mut f = lower::lower_proc(source, &unit, entry)?;
     // Every index inside its declared bounds: checked on entry, or an error when it never is.
     let checks = crate::bounds::index_checks(&f)?;
-    f.assumptions.extend(checks);
+    for c in checks {
+        if !f.assumptions.iter().any(|a| crate::bounds::same_check(a, &c)) {
+            f.assumptions.push(c);
+        }
+    }
     if let Err(e) = adjc_ir::validate::validate(&f) {
         return Err(Diagnostic::error(
             e.span,

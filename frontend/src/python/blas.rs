@@ -19,7 +19,7 @@ use adjc_ir::*;
 
 /// The variable and view of an operand, when it is a plain load of one variable with
 /// unit-step indices.
-fn view_of(arr: &Arr, f: &Function) -> Option<(VarId, View)> {
+fn view_of(arr: &Arr, f: &Function, length: &dyn Fn(&Expr) -> Expr) -> Option<(VarId, View)> {
     let ExprKind::Load(var, idx) = &arr.tmpl.kind else { return None };
     let var = *var;
     if !arr.elem.is_float() || f.var(var).ty.elem() != arr.elem {
@@ -50,7 +50,7 @@ fn view_of(arr: &Arr, f: &Function) -> Option<(VarId, View)> {
         }
     }
     let axes: Option<Vec<usize>> = axes.into_iter().collect();
-    Some((var, View { start, axes: axes?, extents: arr.shape.iter().map(crate::sym::canon).collect() }))
+    Some((var, View { start, axes: axes?, extents: arr.shape.iter().map(length).collect() }))
 }
 
 /// `c * X` with a literal `c` and a view `X`: the factor and `X`.
@@ -85,11 +85,11 @@ impl Lowerer<'_> {
         if arr.elem != elem {
             return (top && arr.elem.is_float()).then_some(Src::Temp);
         }
-        if let Some((v, w)) = view_of(arr, &self.f) {
+        if let Some((v, w)) = view_of(arr, &self.f, &|e| self.length(e)) {
             return Some(Src::View(v, w, 1.0));
         }
         if let Some((c, x)) = split_factor(arr) {
-            if let Some((v, w)) = view_of(&x, &self.f) {
+            if let Some((v, w)) = view_of(&x, &self.f, &|e| self.length(e)) {
                 return Some(Src::View(v, w, c));
             }
         }
@@ -100,7 +100,7 @@ impl Lowerer<'_> {
     /// as one library call; `false` when it must stay loops (nothing is emitted then).
     pub fn matmul_call(&mut self, a: &Arr, b: &Arr, dest: Option<&Arr>, scalar: Option<VarId>) -> R<bool> {
         let (out, out_view) = match (dest, scalar) {
-            (Some(d), _) => match view_of(d, &self.f) {
+            (Some(d), _) => match view_of(d, &self.f, &|e| self.length(e)) {
                 Some(x) => x,
                 None => return Ok(false),
             },
@@ -147,7 +147,7 @@ impl Lowerer<'_> {
                     let name = self.fresh_temp("tmp");
                     let t = self.new_array(&name, elem, &arr.shape, &arr.bounds, VarRole::Temp)?;
                     self.emit_store_map(&t, arr.tmpl.clone().cast(elem), false)?;
-                    match view_of(&t, &self.f) {
+                    match view_of(&t, &self.f, &|e| self.length(e)) {
                         Some(x) => operands.push(x),
                         None => return Err(self.err(self.span, "internal: a temporary is not a view")),
                     }
@@ -244,9 +244,13 @@ impl Lowerer<'_> {
     /// `gemv`s); `false` (nothing emitted) unless both vectors and `dest` are plain views of
     /// the same float type.
     pub fn outer_call(&mut self, a: &Arr, b: &Arr, dest: &Arr) -> R<bool> {
-        let Some((out, out_view)) = view_of(dest, &self.f) else { return Ok(false) };
+        let Some((out, out_view)) = view_of(dest, &self.f, &|e| self.length(e)) else { return Ok(false) };
         let elem = self.f.var(out).ty.elem();
-        let (Some((va, wa)), Some((vb, wb))) = (view_of(a, &self.f), view_of(b, &self.f)) else { return Ok(false) };
+        let (Some((va, wa)), Some((vb, wb))) =
+            (view_of(a, &self.f, &|e| self.length(e)), view_of(b, &self.f, &|e| self.length(e)))
+        else {
+            return Ok(false);
+        };
         if !elem.is_float() || a.elem != elem || b.elem != elem || va == out || vb == out {
             return Ok(false);
         }

@@ -320,7 +320,7 @@ impl Lowerer<'_> {
                     .iter()
                     .map(|f| Item::Slice { start: None, stop: None, step: if *f { -1 } else { 1 } })
                     .collect();
-                let r = index(&arr, &items).map_err(|m| self.err(e.span, m))?;
+                let r = index(&arr, &items, self).map_err(|m| self.err(e.span, m))?;
                 Ok(Val::Array(Arr { text: e.text.clone(), ..r }))
             }
             NpName::Transpose => {
@@ -472,6 +472,7 @@ impl Lowerer<'_> {
         if out.is_empty() || out.len() > MAX_RANK {
             return Err(self.err(ex.span, "unsupported array shape (0-dimensional or too many dimensions)"));
         }
+        self.note_extents(&out);
         Ok(out)
     }
 
@@ -635,6 +636,7 @@ impl Lowerer<'_> {
         let on_diag = Expr::binary(BinOp::Eq, ph_expr(1), crate::sym::canon(&ph_expr(0).add(k)));
         let tmpl = Expr::select(on_diag, one, zero);
         let shape = vec![crate::sym::canon(&n), crate::sym::canon(&m)];
+        self.note_extents(&shape);
         Ok(Val::Array(Arr { elem, bounds: shape.clone(), shape, tmpl, view: false, text: e.text.clone() }))
     }
 

@@ -136,19 +136,108 @@ impl Lowerer<'_> {
         Ok((a, b))
     }
 
-    /// Makes extents `a` and `b` equal, as a matrix product needs: unified when one is
-    /// inferred, else checked on entry to the generated function when both only depend on
-    /// size parameters and may be equal; `false` when they cannot be equal or cannot be
-    /// checked there.
+    /// Makes extents `a` and `b` equal, as a matrix product, a broadcast or an assignment
+    /// needs: unified when one is inferred, else checked on entry to the generated function
+    /// when their difference only depends on parameters (`N - i - 1` and `M - i` give the
+    /// check `N == M + 1`); `false` when they cannot be equal (a constant difference, or one
+    /// that changes with a loop variable) or cannot be checked there.
     pub fn require_equal(&mut self, a: &Expr, b: &Expr, span: Span, what: String) -> bool {
         let f = &self.f;
         if self.shapes.equate(a, b, &|v| f.is_param(v)) {
             return true;
         }
-        if !self.shapes.checkable(a, b, &|v| f.is_param(v)) {
+        let Some(diff) = self.shapes.elin(a).sub(&self.shapes.elin(b)) else { return false };
+        if diff.as_const().is_some() {
             return false;
         }
-        self.f.assumptions.push(Assumption::equal(a.clone(), b.clone(), span, what));
+        let (lhs, rhs) = if diff.has_opaque() {
+            if !self.is_param_expr(&self.shapes.apply(a)) || !self.is_param_expr(&self.shapes.apply(b)) {
+                return false;
+            }
+            (a.clone(), b.clone())
+        } else {
+            if diff.vars().iter().any(|v| !f.is_param(*v)) {
+                return false;
+            }
+            // One orientation (the first variable on the left), so that the same
+            // condition met twice is checked once.
+            let first = diff.terms.values().next().copied().unwrap_or(1);
+            split_sides(&if first < 0 { diff.scale(-1).unwrap_or(diff) } else { diff })
+        };
+        self.f.assumptions.push(Assumption::equal(lhs, rhs, span, what));
+        true
+    }
+
+    /// Whether `a <= b` holds wherever the statement being built runs (from the enclosing
+    /// loop ranges and array extents being non-negative).
+    pub fn provably_le(&self, a: &Expr, b: &Expr) -> bool {
+        let (sizes, ints) = (&self.sizes, &self.extent_ints);
+        let d = crate::sym::canon(&b.clone().sub(a.clone()));
+        self.shapes.provably_nonneg(&d, &self.loops, &|v| sizes.contains(&v) || ints.contains(&v))
+    }
+
+    /// Records the integer parameters among the extents of a new array.
+    pub fn note_extents(&mut self, shape: &[Expr]) {
+        for e in shape {
+            if let ExprKind::Var(v) = e.kind {
+                if self.f.is_param(v) && e.ty == Scalar::I64 {
+                    self.extent_ints.insert(v);
+                }
+            }
+        }
+    }
+
+    /// An extent as a number of elements: clamped at 0 unless provably non-negative (a
+    /// slice's extent can be negative, meaning empty: `x[1:-1]` of one element).
+    pub fn length(&self, e: &Expr) -> Expr {
+        let e = crate::sym::canon(e);
+        if self.provably_le(&Expr::int(0), &e) || crate::sym::unclamp(&e) != &e {
+            e
+        } else {
+            crate::sym::clamp0(e)
+        }
+    }
+
+    /// Makes sure `a <= b` holds wherever the statement being built runs: proved, else
+    /// checked on entry when the least value of `b - a` over the enclosing loops only
+    /// depends on parameters; `false` when neither.
+    pub fn require_le(&mut self, a: &Expr, b: &Expr, span: Span, what: String) -> bool {
+        if self.provably_le(a, b) {
+            return true;
+        }
+        let d = crate::sym::canon(&b.clone().sub(a.clone()));
+        let Some(least) = self.shapes.extreme(&d, &self.loops, false) else { return false };
+        let least = least.to_expr();
+        if !self.is_param_expr(&least) {
+            return false;
+        }
+        // Only when the enclosing loops run at all (a statement in a loop over
+        // `range(1, N - 1)` makes no demand when N < 2); loops with bounds that are not
+        // parameters alone are left out of the guard, which only makes the check stricter.
+        let mut guard: Option<Expr> = None;
+        for r in &self.loops {
+            let (lo, hi) = (self.shapes.norm(&r.lo), self.shapes.norm(&r.hi));
+            if !self.is_param_expr(&lo) || !self.is_param_expr(&hi) || self.provably_le(&lo, &hi) {
+                continue;
+            }
+            let runs = Expr::binary(BinOp::Le, lo, hi);
+            guard = Some(match guard {
+                None => runs,
+                Some(g) => Expr::binary(BinOp::And, g, runs),
+            });
+        }
+        let l = crate::sym::Lin::from_expr(&least);
+        let (p, q) = if l.has_opaque() { (least, Expr::int(0)) } else { split_sides(&l) };
+        self.assume_le(q, p, guard, span, what)
+    }
+
+    /// The entry check `a <= b`, or `guard implies a <= b`.
+    fn assume_le(&mut self, a: Expr, b: Expr, guard: Option<Expr>, span: Span, what: String) -> bool {
+        // Constants: true, or false whenever the statement runs (an error at the slice).
+        if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+            return x <= y;
+        }
+        self.f.assumptions.push(Assumption { lhs: a, rel: Relation::Le, rhs: b, guard, each: None, span, what });
         true
     }
 
@@ -199,8 +288,12 @@ impl Lowerer<'_> {
             let (ext, bound) = match (pick(&a, sa), pick(&b, sb)) {
                 (Some((xa, ba)), Some((xb, bb))) => {
                     let f = &self.f;
-                    let Some(r) = self.shapes.broadcast(&xa, &xb, &|v| f.is_param(v)) else {
-                        return Err(self.mismatch(&ea.text, &xa, &eb.text, &xb, e.span, Some(d), nb + 2));
+                    let r = match self.shapes.broadcast(&xa, &xb, &|v| f.is_param(v)) {
+                        Some(r) => r,
+                        None if self.require_equal(&xa, &xb, e.span, format!("stack extents of `{}`", e.text)) => {
+                            xa.clone()
+                        }
+                        None => return Err(self.mismatch(&ea.text, &xa, &eb.text, &xb, e.span, Some(d), nb + 2)),
                     };
                     let bound = if self.shapes.is_one(&xa) { bb } else { ba };
                     (r, bound)
@@ -299,7 +392,7 @@ impl Lowerer<'_> {
                     vec![Stmt::new(StmtKind::Accumulate { target: place.clone(), op: acc, value, shared: true }, span)];
                 self.emit_kind(StmtKind::Map(Map { dims, body }));
                 if *op == RedOp::Mean {
-                    let count = arg.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(x.clone()));
+                    let count = arg.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(self.length(x)));
                     let value = Expr::var(target, elem).div(count.cast(elem));
                     self.emit_kind(StmtKind::Assign { target: place, value });
                 }
@@ -317,7 +410,7 @@ impl Lowerer<'_> {
                 self.pop_names(1);
                 let body =
                     vec![Stmt::new(StmtKind::Accumulate { target: place, op: AccOp::Add, value, shared: false }, span)];
-                let stop = crate::sym::canon(&a.shape[0]);
+                let stop = crate::sym::canon(crate::sym::unclamp(&a.shape[0]));
                 self.emit_kind(StmtKind::Loop(Loop { var: kv, start: Expr::int(0), stop, step: Expr::int(1), body }));
                 Ok(())
             }
@@ -364,7 +457,7 @@ impl Lowerer<'_> {
                         let name = self.index_name();
                         let v = self.add_index(name);
                         let ve = Expr::var(v, Scalar::I64);
-                        let ext = crate::sym::canon(&arg.shape[a]);
+                        let ext = crate::sym::canon(crate::sym::unclamp(&arg.shape[a]));
                         match arg.unit_offset(a) {
                             Some(r) if r.as_int() != Some(0) => {
                                 let stop = crate::sym::canon(&r.clone().add(ext));
@@ -399,7 +492,7 @@ impl Lowerer<'_> {
                 let mut body = vec![Stmt::new(StmtKind::Assign { target: place.clone(), value: init }, span)];
                 body.extend(inner);
                 if *op == RedOp::Mean {
-                    let count = axes.iter().fold(Expr::int(1), |acc, a| acc.mul(arg.shape[*a].clone()));
+                    let count = axes.iter().fold(Expr::int(1), |acc, a| acc.mul(self.length(&arg.shape[*a])));
                     let value = place.to_expr(elem).div(crate::sym::canon(&count).cast(elem));
                     body.push(Stmt::new(StmtKind::Assign { target: place, value }, span));
                 }
@@ -425,7 +518,7 @@ impl Lowerer<'_> {
                 let (ai, bi) = self.matmul_indices(a, b, dest, &didx, &ke);
                 let value = product(a.at(&ai), b.at(&bi), elem);
                 self.pop_names(rank + 1);
-                let stop = crate::sym::canon(&a.shape[a.rank() - 1]);
+                let stop = crate::sym::canon(crate::sym::unclamp(&a.shape[a.rank() - 1]));
                 let acc = Stmt::new(
                     StmtKind::Accumulate { target: place.clone(), op: AccOp::Add, value, shared: false },
                     span,
@@ -481,6 +574,84 @@ impl Lowerer<'_> {
         }
         (ai, bi)
     }
+}
+
+/// Slice bounds inside their axes: proved from the loop ranges, else checked on entry.
+impl Fit for Lowerer<'_> {
+    fn le(&self, a: &Expr, b: &Expr) -> bool {
+        self.provably_le(a, b)
+    }
+
+    fn need(&mut self, a: &Expr, b: &Expr, role: &str, why: &str) -> Result<(), String> {
+        let (x, y) = (self.ext_str(a), self.ext_str(b));
+        let span = self.span;
+        if self.require_le(a, b, span, format!("slice {role} inside the axis: {x} <= {y}")) {
+            return Ok(());
+        }
+        Err(format!(
+            "the slice {role} may fall outside the axis ({x} <= {y} does not always hold) and adjc cannot check it \
+             before the call, as it depends on loop variables or local values; {why}, which adjc does not do: keep \
+             slice bounds inside the axis (narrow the loop range)"
+        ))
+    }
+}
+
+/// Drops the entry checks `q <= p` (in their equality form `min(q, p) == q`) that another
+/// one implies: `N - 1 <= M` when `N <= M` is checked, `0 <= N` when `2 <= N` is.
+pub fn prune_implied(assumptions: &mut Vec<Assumption>, shapes: &super::shapes::Shapes) {
+    // `q <= p`, possibly guarded: the guard's key and p - q.
+    let slack = |a: &Assumption| -> Option<(String, crate::sym::Lin)> {
+        if a.rel != Relation::Le || a.each.is_some() {
+            return None;
+        }
+        let g = a.guard.as_ref().map(crate::sym::key).unwrap_or_default();
+        Some((g, shapes.lin(&a.rhs).sub(&shapes.lin(&a.lhs))?))
+    };
+    let slacks: Vec<Option<(String, crate::sym::Lin)>> = assumptions.iter().map(slack).collect();
+    let mut keep = vec![true; assumptions.len()];
+    for i in 0..assumptions.len() {
+        for j in 0..assumptions.len() {
+            if i == j || !keep[j] {
+                continue;
+            }
+            if let (Some((gi, di)), Some((gj, dj))) = (&slacks[i], &slacks[j]) {
+                // A check without a guard also implies the guarded ones.
+                if !gj.is_empty() && gi != gj {
+                    continue;
+                }
+                // d_i = d_j + c with c >= 0 (and i after j when c == 0): d_j >= 0 implies d_i >= 0.
+                let c = di.sub(dj).and_then(|d| d.as_const());
+                if c.is_some_and(|c| c > 0 || (c == 0 && i > j)) {
+                    keep[i] = false;
+                    break;
+                }
+            }
+        }
+    }
+    let mut k = 0;
+    assumptions.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+}
+
+/// A linear form `p - q` as the two sides `(p, q)`, each with positive coefficients, so
+/// that `p == q` (or `q <= p`) reads like the source: `N - M - 1` gives `(N, M + 1)`.
+fn split_sides(l: &crate::sym::Lin) -> (Expr, Expr) {
+    let (mut p, mut q) = (crate::sym::Lin::constant(0), crate::sym::Lin::constant(0));
+    for (atom, k) in l.terms.iter() {
+        if let crate::sym::Atom::Var(v) = atom {
+            let x = crate::sym::Lin::var(*v);
+            let (side, k) = if *k > 0 { (&mut p, *k) } else { (&mut q, -*k) };
+            *side = side.add(&x.scale(k).unwrap_or_default()).unwrap_or_default();
+        }
+    }
+    if l.c > 0 {
+        p.c = l.c;
+    } else {
+        q.c = -l.c;
+    }
+    (p.to_expr(), q.to_expr())
 }
 
 fn zero(t: Scalar) -> Expr {

@@ -279,7 +279,7 @@ impl Lowerer<'_> {
             Val::None => return Err(self.err(base.span, "`None` cannot be subscripted")),
         };
         let its = self.eval_items(items, false)?;
-        let r = index(&arr, &its).map_err(|m| self.err(e.span, m))?;
+        let r = index(&arr, &its, self).map_err(|m| self.err(e.span, m))?;
         if r.shape.is_empty() {
             Ok(Val::Scalar(SVal::strong(r.tmpl)))
         } else {
@@ -461,6 +461,18 @@ impl Lowerer<'_> {
                             Some(r) => {
                                 let owner = if self.shapes.is_one(&c) { k } else { owner };
                                 Some((r, owner))
+                            }
+                            // Extents only the call can compare (`N` and `M`): checked on
+                            // entry to be equal (an extent that is 1 only at run time is
+                            // not broadcast).
+                            None if self.require_equal(
+                                &c,
+                                &ext,
+                                span,
+                                format!("equal extents of `{}` and `{}`", texts[owner], texts[k]),
+                            ) =>
+                            {
+                                Some((c, owner))
                             }
                             None => {
                                 return Err(self.mismatch(&texts[owner], &c, &texts[k], &ext, span, Some(axis), rank))

@@ -29,7 +29,7 @@ impl Lowerer<'_> {
             a.lhs = fe(&a.lhs);
             a.rhs = fe(&a.rhs);
             a.guard = a.guard.as_ref().map(&fe);
-            let trivial = a.rel == Relation::Eq && a.guard.is_none() && shapes.same(&a.lhs, &a.rhs);
+            let trivial = a.rel == Relation::Eq && a.guard.is_none() && shapes.same_ext(&a.lhs, &a.rhs);
             if !trivial
                 && !assumptions
                     .iter()
@@ -38,6 +38,7 @@ impl Lowerer<'_> {
                 assumptions.push(a);
             }
         }
+        super::deferred::prune_implied(&mut assumptions, shapes);
         self.f.assumptions = assumptions;
         for var in self.f.vars.iter_mut() {
             if let Type::Array { dims, .. } = &mut var.ty {

@@ -4,7 +4,7 @@
 use super::ast::*;
 use super::infer::{self, InfKind};
 use super::ops::{self, SVal};
-use super::shapes::Shapes;
+use super::shapes::{IndexRange, Shapes};
 use super::types::{type_of, ArgSpec, TypeSpec};
 use super::value::*;
 use adjc_ir::*;
@@ -147,6 +147,12 @@ pub(super) struct Lowerer<'m> {
     pub reserved: &'m BTreeSet<String>,
     /// Names of the loop and map indices enclosing the statement being built.
     pub index_names: Vec<String>,
+    /// Ranges of the `for` loop indices enclosing the statement being built (outermost
+    /// first): what proves slice bounds inside their axes.
+    pub loops: Vec<IndexRange>,
+    /// Integer parameters used as the extent of a new array (`np.zeros((M, M))`): NumPy
+    /// raises for a negative one, so they count as non-negative like array extents.
+    pub extent_ints: BTreeSet<VarId>,
     pub sizes: Vec<VarId>,
     pub src_params: Vec<VarId>,
     pub rets: Vec<VarId>,
@@ -327,6 +333,8 @@ impl<'m> Lowerer<'m> {
             serial: 0,
             reserved,
             index_names: Vec::new(),
+            loops: Vec::new(),
+            extent_ints: BTreeSet::new(),
             sizes: Vec::new(),
             src_params: Vec::new(),
             rets: Vec::new(),
@@ -763,7 +771,7 @@ impl<'m> Lowerer<'m> {
                 let sibling = self.scope().sibling.get(name).filter(|a| {
                     a.elem == elem
                         && a.shape.len() == shape.len()
-                        && a.shape.iter().zip(&shape).all(|(x, y)| self.shapes.same(x, y))
+                        && a.shape.iter().zip(&shape).all(|(x, y)| self.shapes.same_ext(x, y))
                         && !self.scope().env.contains_key(name)
                 });
                 let mut w = match (self.reusable(name, elem, &shape), sibling.cloned()) {
@@ -811,7 +819,7 @@ impl<'m> Lowerer<'m> {
         if !sc.owned.contains(&var) || a.elem != elem || a.tmpl != self.whole(var).tmpl {
             return None;
         }
-        if a.shape.len() != shape.len() || a.shape.iter().zip(shape).any(|(x, y)| !self.shapes.same(x, y)) {
+        if a.shape.len() != shape.len() || a.shape.iter().zip(shape).any(|(x, y)| !self.shapes.same_ext(x, y)) {
             return None;
         }
         let aliased = self.scopes.iter().any(|s| {
@@ -934,7 +942,17 @@ impl<'m> Lowerer<'m> {
             sc.depth += 1;
             sc.watches.push(Watch { before: before.clone(), read: BTreeSet::new() });
         }
+        let range = match step.as_int() {
+            Some(k) if k > 0 => Some(IndexRange { var: iv, lo: start.clone(), hi: stop.clone().sub(Expr::int(1)) }),
+            Some(_) => Some(IndexRange { var: iv, lo: stop.clone().add(Expr::int(1)), hi: start.clone() }),
+            None => None,
+        };
+        let ranged = range.is_some();
+        self.loops.extend(range);
         let r = self.with_block(|lw| lw.lower_block(body));
+        if ranged {
+            self.loops.pop();
+        }
         self.index_names.pop();
         if pushed {
             self.loop_ranges.pop();
@@ -1117,7 +1135,7 @@ impl<'m> Lowerer<'m> {
                             format!("the shape of the returned value ({}) depends on local values", self.ext_str(x)),
                         ));
                     }
-                    dims.push(Dim::zero_based(crate::sym::canon(x)));
+                    dims.push(Dim::zero_based(self.length(x)));
                 }
                 let var =
                     self.f.add_var(name, Type::Array { elem, dims, layout: Layout::RowMajor }, VarRole::Return, span);

@@ -139,7 +139,11 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
                 // NumPy's negative indices, then the entry checks that keep every index
                 // inside its array.
                 let checks = crate::bounds::index_checks(&f)?;
-                f.assumptions.extend(checks);
+                for c in checks {
+                    if !f.assumptions.iter().any(|a| crate::bounds::same_check(a, &c)) {
+                        f.assumptions.push(c);
+                    }
+                }
                 crate::bounds::peel_negative_indices(&mut f);
                 if let Err(e) = adjc_ir::validate::validate(&f) {
                     return Err(Diagnostic::error(

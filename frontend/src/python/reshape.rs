@@ -37,7 +37,7 @@ impl Lowerer<'_> {
         }
         let mut rest = b.syms.clone();
         for s in &a.syms {
-            let k = rest.iter().position(|r| self.shapes.same(r, s))?;
+            let k = rest.iter().position(|r| self.shapes.same_ext(r, s))?;
             rest.remove(k);
         }
         Some(Fac { c: b.c / a.c, syms: rest })
@@ -68,9 +68,9 @@ impl Lowerer<'_> {
             for (o, n) in old_axes.iter().zip(&new_axes) {
                 // An extent of the old shape in another place is a permutation
                 // (`(N, M) -> (M, N)`), not a sign that the two are equal.
-                let permuted = || old.iter().any(|x| self.shapes.same(x, &new[*n]));
+                let permuted = || old.iter().any(|x| self.shapes.same_ext(x, &new[*n]));
                 let f = &self.f;
-                let equal = self.shapes.same(&old[*o], &new[*n])
+                let equal = self.shapes.same_ext(&old[*o], &new[*n])
                     || !permuted() && self.shapes.equate(&old[*o], &new[*n], &|v| f.is_param(v));
                 if !equal {
                     self.shapes = saved;
@@ -81,18 +81,33 @@ impl Lowerer<'_> {
             }
         }
         if groups.len() != old_axes.len() || old_axes.len() != new_axes.len() {
-            groups = self.group_axes(&old, &new, &old_axes, &new_axes).ok_or_else(|| {
-                self.err_help(
-                    e.span,
-                    format!(
-                        "cannot reshape `{}` of shape ({}) to ({}): the extents do not match",
-                        arr.text,
-                        self.shape_str(&old),
-                        self.shape_str(&new)
-                    ),
-                    "adjc must see that the element counts agree: annotate the array's shape or use its extents",
-                )
-            })?;
+            groups = match self.group_axes(&old, &new, &old_axes, &new_axes) {
+                Some(g) => g,
+                // Element counts only the call can compare (`(N, C)` of an `(A, B)` array
+                // with `C` a parameter): one group, checked on entry.
+                None if !old_axes.is_empty() && !new_axes.is_empty() && {
+                    let count = |s: &[Expr]| sym::canon(&s.iter().fold(Expr::int(1), |acc, x| acc.mul(x.clone())));
+                    let (a, b) = (count(&old), count(&new));
+                    let what = format!("equal element counts in `{}`", e.text);
+                    self.require_equal(&a, &b, e.span, what)
+                } =>
+                {
+                    vec![(old_axes.clone(), new_axes.clone())]
+                }
+                None => {
+                    return Err(self.err_help(
+                        e.span,
+                        format!(
+                            "cannot reshape `{}` of shape ({}) to ({}): the extents do not match",
+                            arr.text,
+                            self.shape_str(&old),
+                            self.shape_str(&new)
+                        ),
+                        "the element counts must be equal; a run-time check is made only when both depend on \
+                         parameters alone",
+                    ))
+                }
+            };
         }
         let mut old_idx: Vec<Expr> = vec![Expr::int(0); old.len()];
         for (go, gn) in &groups {
@@ -241,7 +256,7 @@ impl Lowerer<'_> {
             }
             let mut offset = l.clone();
             offset.take(ph(d));
-            if d > 0 && (offset.as_const() != Some(0) || !self.shapes.same(&arr.shape[d], &dims[k].extent)) {
+            if d > 0 && (offset.as_const() != Some(0) || !self.shapes.same_ext(&arr.shape[d], &dims[k].extent)) {
                 return false;
             }
         }
@@ -284,6 +299,8 @@ impl Lowerer<'_> {
             let k = self.int_value(v, x, "an array extent")?;
             out.push(if k.as_int() == Some(-1) { None } else { Some(k) });
         }
+        let given: Vec<Expr> = out.iter().flatten().cloned().collect();
+        self.note_extents(&given);
         Ok(out)
     }
 }

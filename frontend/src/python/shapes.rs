@@ -5,7 +5,7 @@
 //! the end) instead of being reported as a mismatch.
 
 use crate::sym::{self, Lin};
-use adjc_ir::{Expr, VarId};
+use adjc_ir::{BinOp, Expr, ExprKind, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Default)]
@@ -47,34 +47,31 @@ impl Shapes {
         sym::canon(&self.apply(e))
     }
 
+    /// Whether two index expressions are equal.
     pub fn same(&self, a: &Expr, b: &Expr) -> bool {
         self.lin(a) == self.lin(b)
     }
 
-    /// Whether `a` and `b` can only be equal at run time: they differ by more than a
-    /// constant, and only through the variables `allowed` accepts (size parameters, which
-    /// a check on entry can compare).
-    pub fn checkable(&self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> bool {
-        let Some(diff) = self.lin(a).sub(&self.lin(b)) else { return false };
-        let mut vars = Vec::new();
-        for e in [a, b] {
-            self.apply(e).walk(&mut |x| {
-                if let adjc_ir::ExprKind::Var(v) = x.kind {
-                    vars.push(v);
-                }
-            });
-        }
-        diff.as_const().is_none() && vars.iter().all(|v| allowed(*v))
+    /// An extent as a linear form: `max(0, x)` (an extent clamped to a length) reads as
+    /// `x`, since a negative extent means an empty axis.
+    pub fn elin(&self, e: &Expr) -> Lin {
+        let a = self.apply(e);
+        Lin::from_expr(&sym::sort_products(sym::unclamp(&a)))
+    }
+
+    /// Whether two extents are equal.
+    pub fn same_ext(&self, a: &Expr, b: &Expr) -> bool {
+        self.elin(a) == self.elin(b)
     }
 
     pub fn is_one(&self, e: &Expr) -> bool {
-        self.lin(e).as_const() == Some(1)
+        self.elin(e).as_const() == Some(1)
     }
 
     /// The broadcast of two extents, unifying inferred extents where that makes them equal.
     /// `allowed` says which variables a solution may mention (parameters).
     pub fn broadcast(&mut self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> Option<Expr> {
-        let (la, lb) = (self.lin(a), self.lin(b));
+        let (la, lb) = (self.elin(a), self.elin(b));
         if la == lb {
             return Some(a.clone());
         }
@@ -94,7 +91,7 @@ impl Shapes {
     /// Makes `a` and `b` equal by solving for an inferred extent; false if they are (or
     /// may be) different.
     pub fn equate(&mut self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> bool {
-        let (la, lb) = (self.lin(a), self.lin(b));
+        let (la, lb) = (self.elin(a), self.elin(b));
         if la == lb {
             return true;
         }
@@ -121,13 +118,13 @@ impl Shapes {
                     return false;
                 }
             }
-            return self.lin(a) == self.lin(b);
+            return self.elin(a) == self.elin(b);
         }
         self.solve(diff, allowed)
     }
 
     fn equate_linear(&mut self, a: &Expr, b: &Expr, allowed: &dyn Fn(VarId) -> bool) -> bool {
-        let (la, lb) = (self.lin(a), self.lin(b));
+        let (la, lb) = (self.elin(a), self.elin(b));
         if la == lb {
             return true;
         }
@@ -162,6 +159,71 @@ impl Shapes {
         }
         self.subst.insert(x, sol);
         true
+    }
+}
+
+/// The range of a loop index inside its loop: `lo <= var <= hi`.
+#[derive(Clone, Debug)]
+pub struct IndexRange {
+    pub var: VarId,
+    pub lo: Expr,
+    pub hi: Expr,
+}
+
+impl Shapes {
+    /// The least (`max == false`) or greatest value of `e` over the loop indices of
+    /// `loops` (outermost first): innermost first, each index is replaced by the end of its
+    /// range that minimises (maximises) the expression. Sound, not exact: an index whose
+    /// loop may not run still gives a bound.
+    pub fn extreme(&self, e: &Expr, loops: &[IndexRange], max: bool) -> Option<Lin> {
+        let mut l = self.lin(e);
+        for r in loops.iter().rev() {
+            let c = l.coeff(r.var);
+            if c == 0 {
+                continue;
+            }
+            l.take(r.var);
+            let end = if (c > 0) == max { &r.hi } else { &r.lo };
+            l = l.add(&self.lin(end).scale(c)?)?;
+        }
+        Some(l)
+    }
+
+    /// Whether `e >= 0` follows from the loop ranges and from the variables `nonneg`
+    /// accepts (array extents) being non-negative.
+    pub fn provably_nonneg(&self, e: &Expr, loops: &[IndexRange], nonneg: &dyn Fn(VarId) -> bool) -> bool {
+        let Some(mut l) = self.extreme(e, loops, false) else { return false };
+        // `-k * (a // k)` is at least `-a` (a // k <= a / k): `a - 2 * (a // 2) >= 0`.
+        for (x, c) in l.opaque_terms() {
+            if let ExprKind::Binary(BinOp::FloorDiv, a, m) = &x.kind {
+                if let Some(m) = m.as_int().filter(|m| *m > 0 && c < 0 && c % m == 0) {
+                    let rest = l.sub(&self.lin(&x).scale(c).unwrap_or_default());
+                    let bound = self.lin(a).scale(c / m);
+                    if let (Some(rest), Some(bound)) = (rest, bound) {
+                        if let Some(r) = rest.add(&bound) {
+                            l = r;
+                        }
+                    }
+                }
+            }
+        }
+        l.c >= 0
+            && l.vars().iter().all(|v| nonneg(*v) && l.coeff(*v) > 0)
+            && l.opaque_terms().iter().all(|(x, k)| *k > 0 && self.nonneg_atom(x, loops, nonneg))
+    }
+
+    /// Non-linear extents that are non-negative when their parts are: `N * M`, `N // 2`,
+    /// `max(N - 2, 0)`.
+    fn nonneg_atom(&self, e: &Expr, loops: &[IndexRange], nonneg: &dyn Fn(VarId) -> bool) -> bool {
+        use adjc_ir::{ExprKind as K, Intrinsic};
+        let nn = |x: &Expr| self.provably_nonneg(x, loops, nonneg);
+        match &e.kind {
+            K::Binary(BinOp::Mul, a, b) => nn(a) && nn(b),
+            K::Binary(BinOp::FloorDiv, a, b) => nn(a) && b.as_int().is_some_and(|k| k > 0),
+            K::Call(Intrinsic::Max, args) => args.iter().any(nn),
+            K::Call(Intrinsic::Min, args) => args.iter().all(nn),
+            _ => false,
+        }
     }
 }
 
@@ -211,5 +273,32 @@ mod tests {
         // An inferred extent can become a constant.
         assert!(s.equate(&va, &Expr::int(5), &|_| true));
         assert_eq!(s.lin(&vb).as_const(), Some(5));
+    }
+
+    #[test]
+    fn proves_bounds_from_loop_ranges() {
+        let s = Shapes::default();
+        let (n, i, j) = (VarId(0), VarId(1), VarId(2));
+        let v = |x| Expr::var(x, Scalar::I64);
+        let size = |x: VarId| x == n;
+        // for i in range(n): for j in range(i):
+        let loops = vec![
+            IndexRange { var: i, lo: Expr::int(0), hi: v(n).sub(Expr::int(1)) },
+            IndexRange { var: j, lo: Expr::int(0), hi: v(i).sub(Expr::int(1)) },
+        ];
+        // j + 1 <= i <= n - 1 < n
+        assert!(s.provably_nonneg(&v(i).sub(v(j)).sub(Expr::int(1)), &loops, &size));
+        assert!(s.provably_nonneg(&v(n).sub(v(j)).sub(Expr::int(2)), &loops, &size));
+        // i - 1 is -1 in the first iteration; n - i - 2 is -1 in the last.
+        assert!(!s.provably_nonneg(&v(i).sub(Expr::int(1)), &loops, &size));
+        assert!(!s.provably_nonneg(&v(n).sub(v(i)).sub(Expr::int(2)), &loops, &size));
+        // The least value over the loops: n - i - 2 >= -1.
+        assert_eq!(s.extreme(&v(n).sub(v(i)).sub(Expr::int(2)), &loops, false).and_then(|l| l.as_const()), Some(-1));
+        // n - 2 * (n // 2) >= 0, n // 2 and max(0, n - 3) are non-negative.
+        let half = Expr::binary(BinOp::FloorDiv, v(n), Expr::int(2));
+        assert!(s.provably_nonneg(&v(n).sub(half.clone().mul(Expr::int(2))), &[], &size));
+        assert!(s.provably_nonneg(&half, &[], &size));
+        assert!(s.provably_nonneg(&sym::clamp0(v(n).sub(Expr::int(3))), &[], &size));
+        assert!(!s.provably_nonneg(&v(n).sub(Expr::int(3)), &[], &size));
     }
 }

@@ -18,7 +18,7 @@ impl Lowerer<'_> {
         for d in 0..arr.rank() {
             let name = self.index_name();
             let v = self.add_index(name);
-            let ext = crate::sym::canon(&arr.shape[d]);
+            let ext = crate::sym::canon(crate::sym::unclamp(&arr.shape[d]));
             let var = Expr::var(v, Scalar::I64);
             match arr.unit_offset(d) {
                 Some(r) if r.as_int() != Some(0) => {
@@ -105,7 +105,7 @@ impl Lowerer<'_> {
             return false;
         }
         for (d, e) in shape.iter().enumerate() {
-            if self.shapes.same(&dest.shape[d], e) {
+            if self.shapes.same_ext(&dest.shape[d], e) {
                 continue;
             }
             if self.shapes.is_one(e) || self.shapes.is_one(&dest.shape[d]) {
@@ -142,8 +142,8 @@ impl Lowerer<'_> {
                 ones.push(true);
                 continue;
             }
-            let f = &self.f;
-            if !self.shapes.equate(&de, &ae, &|v| f.is_param(v)) {
+            let what = format!("equal extents of `{}` and `{text}`", dest.text);
+            if !self.require_equal(&de, &ae, self.span, what) {
                 return Err(self.mismatch(&dest.text, &de, text, &ae, self.span, Some(k + off), rd));
             }
             ones.push(false);
@@ -231,7 +231,7 @@ impl Lowerer<'_> {
         if let [Item::Mask(mask)] = its.as_slice() {
             return self.store_mask(target, &arr, mask, v, aug);
         }
-        let dest = index(&arr, &its).map_err(|m| self.err(target.span, m))?;
+        let dest = index(&arr, &its, self).map_err(|m| self.err(target.span, m))?;
         let dest = Arr { view: true, text: target.text.clone(), ..dest };
         if dest.rank() > 0 {
             return self.store_view(&dest, v, aug, rhs_text);
@@ -277,8 +277,8 @@ impl Lowerer<'_> {
             );
         }
         for d in 0..arr.rank() {
-            let f = &self.f;
-            if !self.shapes.equate(&arr.shape[d], &mask.shape[d], &|v| f.is_param(v)) {
+            let what = format!("equal extents of `{}` and `{}`", arr.text, mask.text);
+            if !self.require_equal(&arr.shape[d], &mask.shape[d], target.span, what) {
                 return Err(self.mismatch(
                     &arr.text,
                     &arr.shape[d],

@@ -227,7 +227,7 @@ fn wrap(v: Expr, extent: &Expr) -> Expr {
 
 /// NumPy basic indexing of a lazy array (the result has rank 0 when every axis is
 /// indexed by an integer).
-pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
+pub fn index(arr: &Arr, items: &[Item], fit: &mut dyn Fit) -> Result<Arr, String> {
     let consuming =
         items.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
     let ellipses = items.iter().filter(|i| matches!(i, Item::Ellipsis)).count();
@@ -285,7 +285,7 @@ pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
             Item::Slice { start, stop, step } => {
                 let ext = &arr.shape[d];
                 let nd = ph_expr(shape.len());
-                let (s, len) = slice_bounds(start, stop, step, ext)?;
+                let (s, len) = slice_bounds(start, stop, step, ext, fit)?;
                 let idx = match step {
                     1 => nd.add(s),
                     -1 => s.sub(nd),
@@ -303,16 +303,83 @@ pub fn index(arr: &Arr, items: &[Item]) -> Result<Arr, String> {
     Ok(Arr { elem: arr.elem, shape, bounds, tmpl, view: arr.view, text: arr.text.clone() })
 }
 
-/// The first index and the extent of `start:stop:step` on an axis of extent `ext`.
-fn slice_bounds(start: Option<Expr>, stop: Option<Expr>, step: i64, ext: &Expr) -> Result<(Expr, Expr), String> {
+/// What slicing needs from the lowerer about integer bounds.
+pub trait Fit {
+    /// Whether `a <= b` holds wherever the slice is evaluated.
+    fn le(&self, a: &Expr, b: &Expr) -> bool;
+    /// Makes sure `a <= b` (a slice bound inside its axis) by a check on entry; an error
+    /// message when it cannot be checked there. `role` is `start` or `stop`, `why` what
+    /// NumPy would do otherwise.
+    fn need(&mut self, a: &Expr, b: &Expr, role: &str, why: &str) -> Result<(), String>;
+}
+
+/// Constant bounds only (tests): proves what constant folding proves, checks nothing.
+#[cfg(test)]
+pub struct ConstFit;
+
+#[cfg(test)]
+impl Fit for ConstFit {
+    fn le(&self, a: &Expr, b: &Expr) -> bool {
+        Lin::from_expr(&sym::canon(&b.clone().sub(a.clone()))).as_const().is_some_and(|d| d >= 0)
+    }
+    fn need(&mut self, a: &Expr, b: &Expr, role: &str, why: &str) -> Result<(), String> {
+        if self.le(a, b) {
+            Ok(())
+        } else {
+            Err(format!("slice {role} out of range: {why}"))
+        }
+    }
+}
+
+/// The first index and the extent of `start:stop:step` on an axis of extent `ext`, with
+/// NumPy's meaning where it can be had without clipping: a negative literal counts from the
+/// end, and a bound past the other end only makes the slice empty, which a negative extent
+/// means (`x[2:]` of one element has extent `N - 2`; whoever takes an extent as a number
+/// clamps it at 0). A bound that NumPy would clip into a non-empty slice (`x[:5]` of 3
+/// elements, `x[-3:]` of 2) or count from the end (a computed negative start) must not
+/// happen: `fit` proves it from the loop ranges, checks it on entry, or refuses it.
+fn slice_bounds(
+    start: Option<Expr>,
+    stop: Option<Expr>,
+    step: i64,
+    ext: &Expr,
+    fit: &mut dyn Fit,
+) -> Result<(Expr, Expr), String> {
     if step == 0 {
         return Err("slice step cannot be zero".into());
     }
-    let start = start.map(|e| wrap(e, ext));
-    let stop = stop.map(|e| wrap(e, ext));
+    let last = sym::canon(&ext.clone().sub(Expr::int(1)));
+    const CLIP: &str = "NumPy would clip it to the axis";
+    const WRAP: &str = "NumPy would count a negative bound from the end of the axis";
+    // A bound's value, made sure to be at least `lo` (a start; a stop of a reversed
+    // slice) or at most `hi` where NumPy would clip or wrap it.
+    let mut bound = |b: Option<Expr>, dflt: Expr, lo: Option<Expr>, hi: Option<&Expr>, role: &str| {
+        let Some(b) = b else { return Ok::<Expr, String>(dflt) };
+        let literal = b.as_int();
+        let w = match literal {
+            Some(k) if k < 0 => sym::canon(&ext.clone().add(Expr::int(k))),
+            _ => sym::canon(&b),
+        };
+        if literal.is_none() {
+            if !fit.le(&Expr::int(0), &w) {
+                fit.need(&Expr::int(0), &w, role, WRAP)?;
+            }
+        } else if let Some(lo) = lo {
+            if !fit.le(&lo, &w) {
+                fit.need(&lo, &w, role, CLIP)?;
+            }
+        }
+        if let Some(hi) = hi {
+            if !fit.le(&w, hi) {
+                fit.need(&w, hi, role, CLIP)?;
+            }
+        }
+        Ok(w)
+    };
     if step > 0 {
-        let s = start.unwrap_or_else(|| Expr::int(0));
-        let e = stop.unwrap_or_else(|| ext.clone());
+        // A start past the end or a stop before the start only empties the slice.
+        let s = bound(start, Expr::int(0), Some(Expr::int(0)), None, "start")?;
+        let e = bound(stop, ext.clone(), None, Some(ext), "stop")?;
         let span = sym::canon(&e.sub(s.clone()));
         let len = if step == 1 {
             span
@@ -325,8 +392,8 @@ fn slice_bounds(start: Option<Expr>, stop: Option<Expr>, step: i64, ext: &Expr) 
         };
         Ok((sym::canon(&s), len))
     } else {
-        let s = start.unwrap_or_else(|| sym::canon(&ext.clone().sub(Expr::int(1))));
-        let e = stop.unwrap_or_else(|| Expr::int(-1));
+        let s = bound(start, last.clone(), None, Some(&last), "start")?;
+        let e = bound(stop, Expr::int(-1), Some(Expr::int(-1)), None, "stop")?;
         let span = sym::canon(&s.clone().sub(e));
         let st = -step;
         let len = if st == 1 {
@@ -342,6 +409,10 @@ fn slice_bounds(start: Option<Expr>, stop: Option<Expr>, step: i64, ext: &Expr) 
 mod tests {
     use super::*;
 
+    fn index_c(a: &Arr, items: &[Item]) -> Result<Arr, String> {
+        index(a, items, &mut ConstFit)
+    }
+
     fn arr1(n: i64) -> Arr {
         Arr::whole(VarId(0), Scalar::F64, vec![Expr::int(n)], "A")
     }
@@ -350,25 +421,25 @@ mod tests {
     fn slices_compose_offsets_and_extents() {
         let a = arr1(10);
         let Arr { shape, tmpl, .. } =
-            index(&a, &[Item::Slice { start: Some(Expr::int(1)), stop: Some(Expr::int(-1)), step: 1 }]).unwrap();
+            index_c(&a, &[Item::Slice { start: Some(Expr::int(1)), stop: Some(Expr::int(-1)), step: 1 }]).unwrap();
         assert_eq!(shape[0].as_int(), Some(8));
         let at = subst_ph(&tmpl, &|_| Expr::int(0));
         assert!(matches!(&at.kind, ExprKind::Load(_, i) if i[0].as_int() == Some(1)));
-        let Arr { shape, tmpl, .. } = index(&a, &[Item::Slice { start: None, stop: None, step: -1 }]).unwrap();
+        let Arr { shape, tmpl, .. } = index_c(&a, &[Item::Slice { start: None, stop: None, step: -1 }]).unwrap();
         assert_eq!(shape[0].as_int(), Some(10));
         let at = subst_ph(&tmpl, &|_| Expr::int(0));
         assert!(matches!(&at.kind, ExprKind::Load(_, i) if i[0].as_int() == Some(9)));
-        let r = index(&a, &[Item::Slice { start: None, stop: None, step: 3 }]).unwrap();
+        let r = index_c(&a, &[Item::Slice { start: None, stop: None, step: 3 }]).unwrap();
         assert_eq!(r.shape[0].as_int(), Some(4));
-        let r = index(&a, &[Item::Slice { start: None, stop: None, step: -3 }]).unwrap();
+        let r = index_c(&a, &[Item::Slice { start: None, stop: None, step: -3 }]).unwrap();
         assert_eq!(r.shape[0].as_int(), Some(4));
-        assert!(index(&a, &[Item::Index(Expr::int(0)), Item::Index(Expr::int(0))]).is_err());
+        assert!(index_c(&a, &[Item::Index(Expr::int(0)), Item::Index(Expr::int(0))]).is_err());
     }
 
     #[test]
     fn unit_offset_finds_shifted_axes() {
         let a = arr1(10);
-        let v = index(&a, &[Item::Slice { start: Some(Expr::int(2)), stop: None, step: 1 }]).unwrap();
+        let v = index_c(&a, &[Item::Slice { start: Some(Expr::int(2)), stop: None, step: 1 }]).unwrap();
         assert_eq!(v.unit_offset(0).and_then(|e| e.as_int()), Some(2));
         assert_eq!(v.bounds[0].as_int(), Some(10));
     }
