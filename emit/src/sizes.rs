@@ -94,11 +94,11 @@ impl Arena {
     pub fn reserve(&self, cx: &FnCtx) -> Vec<String> {
         let n = self.blocks.len();
         let mut out = vec![
-            "    /* memory plan: the arrays it allocates inside the sweeps share one block (the arena),".into(),
-            "     * reserved here before anything is written so that no allocation fails afterwards.".into(),
-            "     * Array k needs adjc_plan_bytes[k] and lives from the plan's allocation or free".into(),
-            "     * number adjc_plan_life[k][0] to number adjc_plan_life[k][1] (in code order); arrays".into(),
-            "     * living at different times share bytes. Its place: adjc_plan_at[k]. */".into(),
+            "    /* memory plan: the arrays it allocates inside the sweeps share one block (the arena), */".into(),
+            "    /* reserved here before anything is written so that no allocation fails afterwards: */".into(),
+            "    /* array k needs adjc_plan_bytes[k] and lives from the plan's allocation or free number */".into(),
+            "    /* adjc_plan_life[k][0] to adjc_plan_life[k][1] (in code order); arrays alive at */".into(),
+            "    /* different times share bytes. Its place in the arena: adjc_plan_at[k]. */".into(),
             format!("    static const int32_t adjc_plan_life[{n}][2] = {{"),
         ];
         for (v, [a, b]) in &self.blocks {
