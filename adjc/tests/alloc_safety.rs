@@ -302,3 +302,96 @@ fn a_failing_malloc_writes_nothing_under_a_memory_plan() {
     assert!(!h.contains("partially"), "{h}");
     allocations_that_fail_write_nothing(&["--sizes", "N=16", "--memory-limit", "1280"], 1);
 }
+
+const SQUARE_TRIPS: &str = r#"def sq(N: int, x: "float64[N]", y: "float64[N]"):
+    p = 0.5
+    for i in range(N):
+        for j in range(i * i):
+            p = np.sin(p) * x[i] + 0.1
+        y[i] = p
+    return p
+"#;
+
+const STACK_DRIVER: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sq.h"
+
+void *__real_malloc(size_t);
+void *__real_realloc(void *, size_t);
+static long allocs_left = -1;
+
+void *__wrap_malloc(size_t n)
+{
+    if (allocs_left == 0) return NULL;
+    if (allocs_left > 0) allocs_left--;
+    return __real_malloc(n);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (allocs_left == 0) return NULL;
+    if (allocs_left > 0) allocs_left--;
+    return __real_realloc(p, n);
+}
+
+enum { N = 40 };
+static double x[N], x_b[N], y[N], y_b[N], x0[N], x_b0[N], y_b0[N];
+
+int main(void)
+{
+    for (int i = 0; i < N; i++) {
+        x[i] = x0[i] = 0.9 - 0.01 * i;
+        x_b[i] = x_b0[i] = 0.5;
+        y_b0[i] = 1.0 + i;
+    }
+    int fails = 0, failures = 0;
+    for (long fail_at = 0; fail_at < 100; fail_at++) {
+        double ret = 7.0;
+        memcpy(x_b, x_b0, sizeof x_b);
+        memcpy(y_b, y_b0, sizeof y_b);
+        allocs_left = fail_at;
+        int r = sq_b(N, x, x_b, y, y_b, &ret, 2.0);
+        allocs_left = -1;
+        if (r == ADJC_OK) break;
+        fails++;
+        /* The header: "Then y may be partially updated (and nothing else)". */
+        if (r != ADJC_ERR_ALLOC || memcmp(x, x0, sizeof x) || memcmp(x_b, x_b0, sizeof x_b)
+            || memcmp(y_b, y_b0, sizeof y_b) || ret != 7.0) {
+            printf("allocation %ld failing: returned %d, more than y written\n", fail_at + 1, r);
+            failures++;
+        }
+    }
+    printf("%d failing growths\n", fails);
+    if (failures == 0 && fails > 1) printf("all ok\n");
+    return failures != 0 || fails <= 1;
+}
+"#;
+
+/// A stack tape grows while the forward sweep runs; its header comment names what a failing
+/// growth may leave written, and a failing realloc leaves exactly that much.
+#[test]
+fn a_stack_tape_that_cannot_grow_leaves_only_what_its_header_names() {
+    let dir = scratch("stack-fail");
+    let src = dir.join("sq.py");
+    std::fs::write(&src, SQUARE_TRIPS).unwrap();
+    transpile(src.to_str().unwrap(), &dir, &[]);
+    let h = std::fs::read_to_string(dir.join("sq.h")).unwrap();
+    assert!(h.contains(" * Then y may be partially updated (and nothing else).\n"), "{h}");
+    let out = build_and_run(&dir, "sq", STACK_DRIVER, &["-Wl,--wrap=malloc,--wrap=realloc"]).unwrap();
+    assert!(out.contains("failing growths"), "{out}");
+
+    // Checkpointed, the loop re-runs forward steps (and pushes) in the reverse sweep: the
+    // adjoint it has updated by then is named too.
+    let tl = dir.join("tl.py");
+    std::fs::write(
+        &tl,
+        "def tl(T: int, N: int, x: \"float64[N]\", y: \"float64[N]\"):\n    for t in range(T):\n        for i in range(N):\n            for j in range(i * i):\n                x[i] = np.sin(x[i]) * 0.9 + 0.1\n        y[:] = y + x\n",
+    )
+    .unwrap();
+    transpile(tl.to_str().unwrap(), &dir, &["--checkpoint", "2=every:2"]);
+    let h = std::fs::read_to_string(dir.join("tl.h")).unwrap();
+    assert!(h.contains(" * Then x, x_b, y may be partially updated (and nothing else).\n"), "{h}");
+}
