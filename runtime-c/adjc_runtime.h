@@ -41,8 +41,10 @@
 
 /*
  * Built with -DADJC_STATS, the runtime counts the memory of each call for `adjc bench`:
- * work arrays (adjc_alloc), tape arrays (adjc_alloc_tape) and the bytes on stack tapes.
- * Generated code allocates every array at the top of a function and frees it on return,
+ * work arrays (adjc_alloc, adjc_arena_take), tape arrays (adjc_alloc_tape, adjc_arena_take)
+ * and the bytes on stack tapes.
+ * Generated code allocates every array (or a memory plan's arena) at the top of a function
+ * and frees it on return,
  * so a caller that zeroes `adjc_stats` before a call reads that call's peak afterwards.
  * Exactly one translation unit of the program defines the counters with
  * ADJC_STATS_DEFINE. Without ADJC_STATS none of this exists: no cost, no symbol.
@@ -177,7 +179,8 @@ static inline void adjc_reset_peak(void)
  * overflows, or exceeds PTRDIFF_MAX) is SIZE_MAX, which no allocation can have: the
  * allocation fails and the function returns ADJC_ERR_ALLOC before writing anything.
  * A product inside one extent (a packed triangle `n * (n + 1) / 2`, a reshaped axis
- * `N * M`) is checked on entry with adjc_mul_fits.
+ * `N * M`) is checked on entry with adjc_mul_fits. gcc and clang check with their overflow
+ * builtins; other compilers (or -DADJC_NO_BUILTINS) use the portable division tests.
  */
 #define ADJC_DIMS(...) \
     (sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}
@@ -281,10 +284,12 @@ static inline void *adjc_alloc_tape(size_t elem, size_t rank, const int64_t *ext
  * plan's allocations and frees numbered in code order). Arrays whose lives overlap get
  * disjoint places at[k]; the layout is the smallest of four greedy ones (arrays taken in
  * allocation order, largest first, longest-lived first, largest bytes x life first), each
- * putting an array at the lowest offset clear of the arrays already placed, aligned to the largest power of two (at most 8) dividing its size, which
- * every element type's alignment divides. The block is usually exactly the plan's peak
- * (the most bytes alive at once); with -DADJC_STATS it counts as held for the whole call,
- * as it is, so measured peaks include any space the layout could not reuse.
+ * putting an array at the lowest offset clear of the arrays already placed, aligned to
+ * the largest power of two (at most 8) dividing its size, which the element type's
+ * alignment divides. The layout costs O(n^3) for n arrays, once per call. The block is
+ * usually exactly the plan's peak (the most bytes alive at once); with -DADJC_STATS it
+ * counts as held for the whole call, as it is, so measured peaks include any space the
+ * layout could not reuse.
  */
 static inline size_t adjc_arena_align_(size_t bytes)
 {
@@ -369,10 +374,22 @@ static inline unsigned char *adjc_arena_reserve(size_t n, const size_t *bytes, c
             return NULL; /* SIZE_MAX from adjc_size: the size does not fit */
         }
     }
-    int best = 0;
+    /* No layout is smaller than the most bytes alive at once (at some array's start). */
+    size_t peak = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t alive = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (life[j][0] <= life[k][0] && life[k][0] <= life[j][1]) {
+                alive += bytes[j]; /* may wrap for absurd sizes: only ends the search early */
+            }
+        }
+        peak = alive > peak ? alive : peak;
+    }
+    int best = 0, last = 0;
     size_t smallest = SIZE_MAX;
-    for (int order = 0; order < 4; order++) {
+    for (int order = 0; order < 4 && smallest != peak; order++) {
         size_t total = adjc_arena_fit_(n, bytes, life, at, order);
+        last = order;
         if (total < smallest) {
             smallest = total;
             best = order;
@@ -381,7 +398,9 @@ static inline unsigned char *adjc_arena_reserve(size_t n, const size_t *bytes, c
     if (smallest == SIZE_MAX) {
         return NULL;
     }
-    adjc_arena_fit_(n, bytes, life, at, best);
+    if (last != best) {
+        adjc_arena_fit_(n, bytes, life, at, best);
+    }
     return (unsigned char *)adjc_malloc(smallest);
 }
 

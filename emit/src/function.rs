@@ -117,7 +117,8 @@ pub(crate) fn build(
     let products = sizes::product_checks(&cx, &all_arrays);
     if !products.is_empty() {
         allocs.push("    /* sizes whose products overflow int64_t cannot be allocated */".into());
-        allocs.push(format!("    if (!({})) {{", products.join(" && ")));
+        let tests: Vec<String> = products.iter().map(|p| format!("!{p}")).collect();
+        allocs.push(format!("    if ({}) {{", tests.join(" || ")));
         allocs.push("        return ADJC_ERR_ALLOC;".into());
         allocs.push("    }".into());
     }
