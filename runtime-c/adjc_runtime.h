@@ -305,16 +305,24 @@ static inline bool adjc_arena_overlap_(const int32_t (*life)[2], size_t j, size_
     return life[j][0] <= life[k][1] && life[k][0] <= life[j][1];
 }
 
-/* One greedy layout (see above); at[k] == SIZE_MAX marks an array not placed yet. Every
- * size is <= PTRDIFF_MAX and so is every end, so no sum of two wraps. */
 static inline double adjc_arena_key_(const size_t *bytes, const int32_t (*life)[2], size_t k, int order)
 {
     double span = (double)life[k][1] - (double)life[k][0] + 1.0;
     return order == 1 ? (double)bytes[k] : (order == 2 ? span : (double)bytes[k] * span);
 }
 
+/* Orders places [start, end) by start (qsort). */
+static inline int adjc_arena_cmp_(const void *a, const void *b)
+{
+    const size_t *x = (const size_t *)a, *y = (const size_t *)b;
+    return x[0] < y[0] ? -1 : (x[0] > y[0] ? 1 : 0);
+}
+
+/* One greedy layout (see above) in `order`; at[k] == SIZE_MAX marks an array not placed
+ * yet; `busy` has room for n places. Every size is <= PTRDIFF_MAX, and so is every end
+ * (or the layout stops), so no sum of two wraps. Returns the block's size. */
 static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_t (*life)[2], size_t *at,
-                                     int order)
+                                     size_t (*busy)[2], int order)
 {
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
@@ -332,33 +340,30 @@ static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_
                 }
             }
         }
-        size_t align = adjc_arena_align_(bytes[k]);
-        size_t best = SIZE_MAX;
-        /* Candidates: offset 0 (c == n) and the end of every placed array living with k. */
-        for (size_t c = 0; c <= n; c++) {
-            size_t off = 0;
-            if (c < n) {
-                if (at[c] == SIZE_MAX || c == k || !adjc_arena_overlap_(life, c, k)) {
-                    continue;
-                }
-                off = at[c] + bytes[c];
-                off = (off + align - 1) / align * align;
-            }
-            if (off >= best) {
-                continue;
-            }
-            bool clear = true;
-            for (size_t j = 0; j < n && clear; j++) {
-                clear = at[j] == SIZE_MAX || j == k || bytes[j] == 0 || bytes[k] == 0
-                        || !adjc_arena_overlap_(life, j, k) || off + bytes[k] <= at[j] || at[j] + bytes[j] <= off;
-            }
-            if (clear) {
-                best = off; /* the end of the highest array living with k is always clear */
+        /* The places of the arrays already placed that live at the same time as k, by
+         * start; k goes in the first gap that holds it (aligned), or after them all. */
+        size_t m = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (at[j] != SIZE_MAX && bytes[j] != 0 && adjc_arena_overlap_(life, j, k)) {
+                busy[m][0] = at[j];
+                busy[m][1] = at[j] + bytes[j];
+                m++;
             }
         }
-        at[k] = best;
-        if (best + bytes[k] > total) {
-            total = best + bytes[k];
+        qsort(busy, m, sizeof busy[0], adjc_arena_cmp_);
+        size_t align = adjc_arena_align_(bytes[k]);
+        size_t off = 0;
+        for (size_t i = 0; i < m && bytes[k] != 0; i++) {
+            if (off + bytes[k] <= busy[i][0]) {
+                break;
+            }
+            if (busy[i][1] > off) {
+                off = (busy[i][1] + align - 1) / align * align;
+            }
+        }
+        at[k] = off;
+        if (off + bytes[k] > total) {
+            total = off + bytes[k];
         }
         if (total > (size_t)PTRDIFF_MAX) {
             return SIZE_MAX;
@@ -385,23 +390,27 @@ static inline unsigned char *adjc_arena_reserve(size_t n, const size_t *bytes, c
         }
         peak = alive > peak ? alive : peak;
     }
+    /* Scratch for the layout, not counted by ADJC_STATS: it is freed before the block is
+     * allocated. */
+    size_t(*busy)[2] = (size_t(*)[2])malloc((n > 0 ? n : 1) * sizeof *busy);
+    if (busy == NULL) {
+        return NULL;
+    }
     int best = 0, last = 0;
     size_t smallest = SIZE_MAX;
     for (int order = 0; order < 4 && smallest != peak; order++) {
-        size_t total = adjc_arena_fit_(n, bytes, life, at, order);
+        size_t total = adjc_arena_fit_(n, bytes, life, at, busy, order);
         last = order;
         if (total < smallest) {
             smallest = total;
             best = order;
         }
     }
-    if (smallest == SIZE_MAX) {
-        return NULL;
+    if (smallest != SIZE_MAX && last != best) {
+        adjc_arena_fit_(n, bytes, life, at, busy, best);
     }
-    if (last != best) {
-        adjc_arena_fit_(n, bytes, life, at, best);
-    }
-    return (unsigned char *)adjc_malloc(smallest);
+    free(busy);
+    return smallest == SIZE_MAX ? NULL : (unsigned char *)adjc_malloc(smallest);
 }
 
 /* Array k of an arena (see adjc_arena_reserve) taking its place: counted as a work array
