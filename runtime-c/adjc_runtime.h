@@ -280,32 +280,23 @@ static inline void *adjc_alloc_tape(size_t elem, size_t rank, const int64_t *ext
  * place in the block, its "free" gives the place back to later arrays.
  *
  * adjc_arena_reserve lays the block out and allocates it. Array k needs bytes[k] (from
- * adjc_size; SIZE_MAX fails) and lives from event life[k][0] to event life[k][1] (the
- * plan's allocations and frees numbered in code order). Arrays whose lives overlap get
- * disjoint places at[k]; the layout is the smallest of four greedy ones (arrays taken in
- * allocation order, largest first, longest-lived first, largest bytes x life first), each
- * putting an array at the lowest offset clear of the arrays already placed, aligned to
- * the largest power of two (at most 8) dividing its size, which the element type's
- * alignment divides. The layout costs O(n^3) for n arrays, once per call. The block is
+ * adjc_size; SIZE_MAX fails), lives from event life[k][0] to event life[k][1] (the plan's
+ * allocations and frees numbered in code order) and is aligned to life[k][2] bytes (its
+ * element type's _Alignof; the block itself comes from malloc). Arrays whose lives
+ * overlap get disjoint places at[k]; the layout is the smallest of four greedy ones
+ * (arrays taken in allocation order, largest first, longest-lived first, largest
+ * bytes x life first), each putting an array at the lowest aligned offset clear of the
+ * arrays already placed. The layout costs O(n^3) for n arrays, once per call. The block is
  * usually exactly the plan's peak (the most bytes alive at once); with -DADJC_STATS it
  * counts as held for the whole call, as it is, so measured peaks include any space the
  * layout could not reuse.
  */
-static inline size_t adjc_arena_align_(size_t bytes)
-{
-    size_t a = 8;
-    while (a > 1 && bytes % a != 0) {
-        a /= 2;
-    }
-    return a;
-}
-
-static inline bool adjc_arena_overlap_(const int32_t (*life)[2], size_t j, size_t k)
+static inline bool adjc_arena_overlap_(const int32_t (*life)[3], size_t j, size_t k)
 {
     return life[j][0] <= life[k][1] && life[k][0] <= life[j][1];
 }
 
-static inline double adjc_arena_key_(const size_t *bytes, const int32_t (*life)[2], size_t k, int order)
+static inline double adjc_arena_key_(const size_t *bytes, const int32_t (*life)[3], size_t k, int order)
 {
     double span = (double)life[k][1] - (double)life[k][0] + 1.0;
     return order == 1 ? (double)bytes[k] : (order == 2 ? span : (double)bytes[k] * span);
@@ -321,7 +312,7 @@ static inline int adjc_arena_cmp_(const void *a, const void *b)
 /* One greedy layout (see above) in `order`; at[k] == SIZE_MAX marks an array not placed
  * yet; `busy` has room for n places. Every size is <= PTRDIFF_MAX, and so is every end
  * (or the layout stops), so no sum of two wraps. Returns the block's size. */
-static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_t (*life)[2], size_t *at,
+static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_t (*life)[3], size_t *at,
                                      size_t (*busy)[2], int order)
 {
     size_t total = 0;
@@ -351,7 +342,7 @@ static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_
             }
         }
         qsort(busy, m, sizeof busy[0], adjc_arena_cmp_);
-        size_t align = adjc_arena_align_(bytes[k]);
+        size_t align = life[k][2] > 1 ? (size_t)life[k][2] : 1;
         size_t off = 0;
         for (size_t i = 0; i < m && bytes[k] != 0; i++) {
             if (off + bytes[k] <= busy[i][0]) {
@@ -372,7 +363,7 @@ static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_
     return total;
 }
 
-static inline unsigned char *adjc_arena_reserve(size_t n, const size_t *bytes, const int32_t (*life)[2], size_t *at)
+static inline unsigned char *adjc_arena_reserve(size_t n, const size_t *bytes, const int32_t (*life)[3], size_t *at)
 {
     for (size_t k = 0; k < n; k++) {
         if (bytes[k] > (size_t)PTRDIFF_MAX) {

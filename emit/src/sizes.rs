@@ -96,14 +96,16 @@ impl Arena {
         let mut out = vec![
             "    /* memory plan: the arrays it allocates inside the sweeps share one block (the arena), */".into(),
             "    /* reserved here before anything is written so that no allocation fails afterwards: */".into(),
-            "    /* array k needs adjc_plan_bytes[k] and lives from the plan's allocation or free number */".into(),
-            "    /* adjc_plan_life[k][0] to adjc_plan_life[k][1] (in code order); arrays alive at */".into(),
-            "    /* different times share bytes. Its place in the arena: adjc_plan_at[k]. */".into(),
-            format!("    static const int32_t adjc_plan_life[{n}][2] = {{"),
+            "    /* array k needs adjc_plan_bytes[k], lives from the plan's allocation or free number */".into(),
+            "    /* adjc_plan_life[k][0] to adjc_plan_life[k][1] (in code order) and is aligned to */".into(),
+            "    /* adjc_plan_life[k][2]; arrays alive at different times share bytes. Its place in */".into(),
+            "    /* the arena: adjc_plan_at[k]. */".into(),
+            format!("    static const int32_t adjc_plan_life[{n}][3] = {{"),
         ];
         for (v, [a, b]) in &self.blocks {
             let end = if *b == i32::MAX { "INT32_MAX".to_string() } else { b.to_string() };
-            out.push(format!("        {{{a}, {end}}}, /* {} */", cx.name(*v)));
+            let ty = c_type(cx.f.var(*v).ty.elem());
+            out.push(format!("        {{{a}, {end}, _Alignof({ty})}}, /* {} */", cx.name(*v)));
         }
         out.push("    };".into());
         out.push(format!("    size_t adjc_plan_bytes[{n}] = {{"));

@@ -603,7 +603,7 @@ int main(void)
     enum { N = 14 };
     for (int trial = 0; trial < 3000; trial++) {
         size_t bytes[N], at[N];
-        int32_t life[N][2];
+        int32_t life[N][3];
         int equal = trial % 3 == 0;
         int32_t ev = 0;
         for (int k = 0; k < N; k++) {
@@ -611,13 +611,14 @@ int main(void)
             life[k][0] = ev++;
             life[k][1] = rnd() % 5 == 0 ? INT32_MAX : life[k][0] + 1 + (int32_t)(rnd() % 20);
             size_t unit = (size_t[]){1, 4, 8, 8}[rnd() % 4];
+            life[k][2] = (int32_t)unit;
             bytes[k] = equal ? 64 : unit * (rnd() % 7 == 0 ? 0 : 1 + rnd() % 40);
         }
-        unsigned char *arena = adjc_arena_reserve(N, bytes, (const int32_t (*)[2])life, at);
+        unsigned char *arena = adjc_arena_reserve(N, bytes, (const int32_t (*)[3])life, at);
         EXPECT(arena != NULL);
         size_t total = 0, peak = 0;
         for (int k = 0; k < N; k++) {
-            EXPECT(at[k] % adjc_arena_align_(bytes[k]) == 0);
+            EXPECT(at[k] % (size_t)life[k][2] == 0);
             if (at[k] + bytes[k] > total) total = at[k] + bytes[k];
             size_t alive = 0;
             for (int j = 0; j < N; j++) {
@@ -636,7 +637,7 @@ int main(void)
         if (failures) { printf("trial %d\n", trial); break; }
     }
     size_t huge[2] = {SIZE_MAX, 8}, at2[2];
-    const int32_t life2[2][2] = {{0, 1}, {1, 2}};
+    const int32_t life2[2][3] = {{0, 1, 8}, {1, 2, 8}};
     EXPECT(adjc_arena_reserve(2, huge, life2, at2) == NULL);
     if (failures) return 1;
     printf("ok\n");
