@@ -41,8 +41,10 @@
 
 /*
  * Built with -DADJC_STATS, the runtime counts the memory of each call for `adjc bench`:
- * work arrays (adjc_alloc), tape arrays (adjc_alloc_tape) and the bytes on stack tapes.
- * Generated code allocates every array at the top of a function and frees it on return,
+ * work arrays (adjc_alloc, adjc_arena_take), tape arrays (adjc_alloc_tape, adjc_arena_take)
+ * and the bytes on stack tapes.
+ * Generated code allocates every array (or a memory plan's arena) at the top of a function
+ * and frees it on return,
  * so a caller that zeroes `adjc_stats` before a call reads that call's peak afterwards.
  * Exactly one translation unit of the program defines the counters with
  * ADJC_STATS_DEFINE. Without ADJC_STATS none of this exists: no cost, no symbol.
@@ -133,14 +135,14 @@ static inline void *adjc_realloc(void *p, size_t bytes)
         return NULL;
     }
     adjc_block_ *old = (adjc_block_ *)p - 1;
-    int64_t growth = (int64_t)bytes - (int64_t)old->bytes;
+    size_t before = old->bytes;
     adjc_block_ *b = (adjc_block_ *)realloc(old, sizeof(adjc_block_) + bytes);
     if (b == NULL) {
         return NULL;
     }
     b->bytes = bytes;
-    ADJC_STATS_ADD_(live_bytes, growth);
-    (void)growth;
+    ADJC_STATS_ADD_(live_bytes, (int64_t)bytes - (int64_t)before);
+    (void)before;
     return b + 1;
 }
 
@@ -166,42 +168,257 @@ static inline void adjc_reset_peak(void)
 }
 #endif
 
-/* Non-positive counts (empty arrays) still get a valid pointer; a size that overflows
- * size_t fails like an exhausted heap (NULL). */
-static inline void *adjc_alloc_(int64_t count, size_t size)
+/* ---- array sizes, checked ---------------------------------------------------------- */
+
+/*
+ * Every size generated code allocates is computed by adjc_size, never by a bare `*` that
+ * could wrap around: an array of `elem`-byte elements whose extents are written
+ * ADJC_DIMS(T, n - 2) at the call (the rank and the extents, each an int64_t expression).
+ * An extent <= 0 makes the array empty (0 bytes: `n - 2` with n = 1 is no elements, never a
+ * negative size). A size that does not fit (the product of the extents times `elem`
+ * overflows, or exceeds PTRDIFF_MAX) is SIZE_MAX, which no allocation can have: the
+ * allocation fails and the function returns ADJC_ERR_ALLOC before writing anything.
+ * A product inside one extent (a packed triangle `n * (n + 1) / 2`, a reshaped axis
+ * `N * M`) is checked on entry with adjc_mul_fits. gcc and clang check with their overflow
+ * builtins; other compilers (or -DADJC_NO_BUILTINS) use the portable division tests.
+ */
+#define ADJC_DIMS(...) \
+    (sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}
+
+/* *r = a * b; true when that overflows size_t. */
+static inline bool adjc_umul_overflow_(size_t a, size_t b, size_t *r)
 {
-    if (count <= 0 || size == 0) {
-        return adjc_malloc(0);
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ADJC_NO_BUILTINS)
+    return __builtin_mul_overflow(a, b, r);
+#else
+    if (a != 0 && b > SIZE_MAX / a) {
+        return true;
     }
-    if ((uint64_t)count > SIZE_MAX / size) {
+    *r = a * b;
+    return false;
+#endif
+}
+
+/* *r = a + b; true when that overflows size_t. */
+static inline bool adjc_uadd_overflow_(size_t a, size_t b, size_t *r)
+{
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ADJC_NO_BUILTINS)
+    return __builtin_add_overflow(a, b, r);
+#else
+    if (b > SIZE_MAX - a) {
+        return true;
+    }
+    *r = a + b;
+    return false;
+#endif
+}
+
+/* Whether a * b fits int64_t (the product inside an extent, checked before it is computed). */
+static inline bool adjc_mul_fits(int64_t a, int64_t b)
+{
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ADJC_NO_BUILTINS)
+    int64_t r;
+    return !__builtin_mul_overflow(a, b, &r);
+#else
+    if (a == 0 || b == 0) {
+        return true;
+    }
+    if (a > 0) {
+        return b > 0 ? a <= INT64_MAX / b : b >= INT64_MIN / a;
+    }
+    return b > 0 ? a >= INT64_MIN / b : a >= INT64_MAX / b;
+#endif
+}
+
+/* Bytes of `rank` extents `ext` of `elem` bytes each (see above): SIZE_MAX when it does not fit. */
+static inline size_t adjc_size(size_t elem, size_t rank, const int64_t *ext)
+{
+    size_t bytes = elem;
+    for (size_t k = 0; k < rank; k++) {
+        if (ext[k] <= 0) {
+            return 0;
+        }
+    }
+    for (size_t k = 0; k < rank; k++) {
+        if ((uint64_t)ext[k] > SIZE_MAX || adjc_umul_overflow_(bytes, (size_t)ext[k], &bytes)) {
+            return SIZE_MAX;
+        }
+    }
+    return bytes > (size_t)PTRDIFF_MAX ? SIZE_MAX : bytes;
+}
+
+/* Allocates a work array (free with adjc_free()); NULL when it cannot (see adjc_size). */
+static inline void *adjc_alloc(size_t elem, size_t rank, const int64_t *ext)
+{
+    size_t bytes = adjc_size(elem, rank, ext);
+    void *p = bytes == SIZE_MAX ? NULL : adjc_malloc(bytes);
+    if (p != NULL) {
+        ADJC_STATS_ADD_(work_bytes, bytes);
+    }
+    return p;
+}
+
+/* As adjc_alloc, for a tape array: values the forward sweep saves for the reverse sweep.
+ * A separate counter lets `adjc bench` tell saved values from work arrays. */
+static inline void *adjc_alloc_tape(size_t elem, size_t rank, const int64_t *ext)
+{
+    size_t bytes = adjc_size(elem, rank, ext);
+    void *p = bytes == SIZE_MAX ? NULL : adjc_malloc(bytes);
+    if (p != NULL) {
+        ADJC_STATS_ADD_(tape_array_bytes, bytes);
+    }
+    return p;
+}
+
+/* ---- memory plans: one block reserved on entry --------------------------------------- */
+
+/*
+ * A function made for a memory plan (--memory-limit) allocates some arrays right before
+ * their first use and frees them after their last. So that no allocation can fail once
+ * the caller's arrays are being written, those arrays share one block (the arena),
+ * reserved on entry with the function's other arrays: an array's "allocation" takes its
+ * place in the block, its "free" gives the place back to later arrays.
+ *
+ * adjc_arena_reserve lays the block out and allocates it. Array k needs bytes[k] (from
+ * adjc_size; SIZE_MAX fails), lives from event life[k][0] to event life[k][1] (the plan's
+ * allocations and frees numbered in code order) and is aligned to life[k][2] bytes (its
+ * element type's _Alignof; the block itself comes from malloc). Arrays whose lives
+ * overlap get disjoint places at[k]; the layout is the smallest of four greedy ones
+ * (arrays taken in allocation order, largest first, longest-lived first, largest
+ * bytes x life first), each putting an array at the lowest aligned offset clear of the
+ * arrays already placed. The layout costs O(n^3) for n arrays, once per call. The block is
+ * usually exactly the plan's peak (the most bytes alive at once); with -DADJC_STATS it
+ * counts as held for the whole call, as it is, so measured peaks include any space the
+ * layout could not reuse.
+ */
+static inline bool adjc_arena_overlap_(const int32_t (*life)[3], size_t j, size_t k)
+{
+    return life[j][0] <= life[k][1] && life[k][0] <= life[j][1];
+}
+
+static inline double adjc_arena_key_(const size_t *bytes, const int32_t (*life)[3], size_t k, int order)
+{
+    double span = (double)life[k][1] - (double)life[k][0] + 1.0;
+    return order == 1 ? (double)bytes[k] : (order == 2 ? span : (double)bytes[k] * span);
+}
+
+/* Orders places [start, end) by start (qsort). */
+static inline int adjc_arena_cmp_(const void *a, const void *b)
+{
+    const size_t *x = (const size_t *)a, *y = (const size_t *)b;
+    return x[0] < y[0] ? -1 : (x[0] > y[0] ? 1 : 0);
+}
+
+/* One greedy layout (see above) in `order`; at[k] == SIZE_MAX marks an array not placed
+ * yet; `busy` has room for n places. Every size is <= PTRDIFF_MAX, and so is every end
+ * (or the layout stops), so no sum of two wraps. Returns the block's size. */
+static inline size_t adjc_arena_fit_(size_t n, const size_t *bytes, const int32_t (*life)[3], size_t *at,
+                                     size_t (*busy)[2], int order)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        at[k] = SIZE_MAX;
+    }
+    for (size_t step = 0; step < n; step++) {
+        size_t k = step;
+        if (order != 0) { /* the first unplaced array with the largest key */
+            k = SIZE_MAX;
+            for (size_t j = 0; j < n; j++) {
+                if (at[j] == SIZE_MAX
+                    && (k == SIZE_MAX
+                        || adjc_arena_key_(bytes, life, j, order) > adjc_arena_key_(bytes, life, k, order))) {
+                    k = j;
+                }
+            }
+        }
+        /* The places of the arrays already placed that live at the same time as k, by
+         * start; k goes in the first gap that holds it (aligned), or after them all. */
+        size_t m = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (at[j] != SIZE_MAX && bytes[j] != 0 && adjc_arena_overlap_(life, j, k)) {
+                busy[m][0] = at[j];
+                busy[m][1] = at[j] + bytes[j];
+                m++;
+            }
+        }
+        qsort(busy, m, sizeof busy[0], adjc_arena_cmp_);
+        size_t align = life[k][2] > 1 ? (size_t)life[k][2] : 1;
+        size_t off = 0;
+        for (size_t i = 0; i < m && bytes[k] != 0; i++) {
+            if (off + bytes[k] <= busy[i][0]) {
+                break;
+            }
+            if (busy[i][1] > off) {
+                off = (busy[i][1] + align - 1) / align * align;
+            }
+        }
+        at[k] = off;
+        if (off + bytes[k] > total) {
+            total = off + bytes[k];
+        }
+        if (total > (size_t)PTRDIFF_MAX) {
+            return SIZE_MAX;
+        }
+    }
+    return total;
+}
+
+static inline unsigned char *adjc_arena_reserve(size_t n, const size_t *bytes, const int32_t (*life)[3], size_t *at)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (bytes[k] > (size_t)PTRDIFF_MAX) {
+            return NULL; /* SIZE_MAX from adjc_size: the size does not fit */
+        }
+    }
+    /* No layout is smaller than the most bytes alive at once (at some array's start). */
+    size_t peak = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t alive = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (life[j][0] <= life[k][0] && life[k][0] <= life[j][1]) {
+                alive += bytes[j]; /* may wrap for absurd sizes: only ends the search early */
+            }
+        }
+        peak = alive > peak ? alive : peak;
+    }
+    /* Scratch for the layout, not counted by ADJC_STATS: it is freed before the block is
+     * allocated. */
+    size_t(*busy)[2] = (size_t(*)[2])malloc((n > 0 ? n : 1) * sizeof *busy);
+    if (busy == NULL) {
         return NULL;
     }
-    return adjc_malloc((size_t)count * size);
-}
-
-static inline int64_t adjc_bytes_(int64_t count, size_t size)
-{
-    return count > 0 ? count * (int64_t)size : 0;
-}
-
-/* Allocates a work array of `count` elements of `size` bytes (free with adjc_free()). */
-static inline void *adjc_alloc(int64_t count, size_t size)
-{
-    void *p = adjc_alloc_(count, size);
-    if (p != NULL) {
-        ADJC_STATS_ADD_(work_bytes, adjc_bytes_(count, size));
+    int best = 0, last = 0;
+    size_t smallest = SIZE_MAX;
+    for (int order = 0; order < 4 && smallest != peak; order++) {
+        size_t total = adjc_arena_fit_(n, bytes, life, at, busy, order);
+        last = order;
+        if (total < smallest) {
+            smallest = total;
+            best = order;
+        }
     }
-    return p;
+    if (smallest != SIZE_MAX && last != best) {
+        adjc_arena_fit_(n, bytes, life, at, busy, best);
+    }
+    free(busy);
+    return smallest == SIZE_MAX ? NULL : (unsigned char *)adjc_malloc(smallest);
 }
 
-/* As adjc_alloc, for a tape array: values the forward sweep saves for the reverse sweep. */
-static inline void *adjc_alloc_tape(int64_t count, size_t size)
+/* Array k of an arena (see adjc_arena_reserve) taking its place: counted as a work array
+ * or, when `tape` is true, as a tape array by -DADJC_STATS, as adjc_alloc would. */
+static inline void *adjc_arena_take(unsigned char *arena, size_t at, size_t bytes, bool tape)
 {
-    void *p = adjc_alloc_(count, size);
-    if (p != NULL) {
-        ADJC_STATS_ADD_(tape_array_bytes, adjc_bytes_(count, size));
+#ifdef ADJC_STATS
+    if (tape) {
+        ADJC_STATS_ADD_(tape_array_bytes, bytes);
+    } else {
+        ADJC_STATS_ADD_(work_bytes, bytes);
     }
-    return p;
+#else
+    (void)bytes;
+    (void)tape;
+#endif
+    return arena + at;
 }
 
 /* ---- integer arithmetic with Python semantics -------------------------------------- */

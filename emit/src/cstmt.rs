@@ -5,9 +5,10 @@ use crate::cexpr::{self, c_type, negated, zero};
 use crate::ctx::FnCtx;
 use crate::layout::{self, Access};
 use crate::omp::{self, MapKey, Plan, Sync};
+use crate::sizes::Arena;
 use adjc_ir::{
     written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
-    StmtKind, UnOp, VarId, VarRole,
+    StmtKind, UnOp, VarId,
 };
 use std::collections::BTreeSet;
 
@@ -63,10 +64,19 @@ pub(crate) struct Emitter<'a> {
     pub uses_goto: bool,
     /// Arrays allocated where their `Alloc` stands (a memory plan), not at the top.
     placed: &'a BTreeSet<VarId>,
+    /// Their places in the block reserved on entry, and how many have been taken so far.
+    arena: &'a Arena,
+    taken: usize,
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(cx: &'a FnCtx<'a>, plan: &'a Plan, quote: &'a Quote<'a>, placed: &'a BTreeSet<VarId>) -> Emitter<'a> {
+    pub fn new(
+        cx: &'a FnCtx<'a>,
+        plan: &'a Plan,
+        quote: &'a Quote<'a>,
+        placed: &'a BTreeSet<VarId>,
+        arena: &'a Arena,
+    ) -> Emitter<'a> {
         Emitter {
             cx,
             plan,
@@ -77,31 +87,33 @@ impl<'a> Emitter<'a> {
             parallel: None,
             uses_goto: false,
             placed,
+            arena,
+            taken: 0,
         }
     }
 
-    /// The allocation or free of an array a memory plan places inside a sweep.
-    fn placed_alloc(&mut self, s: &Stmt) {
+    /// The allocation or free of an array a memory plan places inside a sweep: it takes its
+    /// place in the block reserved on entry (which cannot fail), and gives it back.
+    fn placed_alloc(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match s.kind {
             StmtKind::Alloc(v) | StmtKind::Free(v) if !self.placed.contains(&v) => {}
             StmtKind::Alloc(v) => {
-                let f = self.cx.f;
-                let ty = c_type(f.var(v).ty.elem());
-                let count = f.var(v).ty.dims().iter().fold(Expr::int(1), |acc, d| acc.mul(d.extent.clone()));
-                let count = crate::cexpr::expr(self.cx, &count);
-                let alloc = if f.var(v).role == VarRole::Tape { "adjc_alloc_tape" } else { "adjc_alloc" };
-                let name = self.cx.name(v);
-                self.line(format!("{name} = ({ty} *){alloc}({count}, sizeof({ty}));"));
-                self.line(format!("if ({name} == NULL) goto out_of_memory;"));
-                self.uses_goto = true;
+                let text = self.arena.take(self.cx, self.taken, v).ok_or_else(|| {
+                    Diagnostic::error(
+                        s.span,
+                        format!("internal error: allocation of `{}` out of the plan's order", self.cx.f.var(v).name),
+                    )
+                })?;
+                self.taken += 1;
+                self.line(text);
             }
             StmtKind::Free(v) => {
                 let name = self.cx.name(v);
-                self.line(format!("adjc_free({name});"));
-                self.line(format!("{name} = NULL;"));
+                self.line(format!("{name} = NULL; /* its place in the arena goes to later arrays */"));
             }
             _ => {}
         }
+        Ok(())
     }
 
     fn line(&mut self, text: impl AsRef<str>) {
@@ -182,7 +194,7 @@ impl<'a> Emitter<'a> {
             StmtKind::Loop(l) => self.for_loop(l, line)?,
             StmtKind::Map(m) => self.map(m, line)?,
             StmtKind::If { cond, then_body, else_body } => self.if_stmt(cond, then_body, else_body, line)?,
-            StmtKind::Alloc(_) | StmtKind::Free(_) => self.placed_alloc(s),
+            StmtKind::Alloc(_) | StmtKind::Free(_) => self.placed_alloc(s)?,
             StmtKind::Call(c) => {
                 let out = self.place(&Place::scalar(c.out));
                 let text = crate::blas::call(self.cx, c, s.span, &out)?;

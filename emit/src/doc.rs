@@ -12,6 +12,9 @@ use adjc_ir::{Expr, ExprKind, Function, Intent, Layout, Type, VarRole};
 pub(crate) struct Failure {
     pub allocates: bool,
     pub stack: bool,
+    /// Parameters a stack tape's failing push may leave partially updated: those written
+    /// up to the last top-level statement that pushes.
+    pub written_before_push: Vec<String>,
     /// Made for a memory plan: sizes beyond it are refused.
     pub plan: bool,
 }
@@ -84,17 +87,35 @@ pub(crate) fn function_doc(
             comment_text(&a.what)
         ));
     }
-    if fail.allocates && !fail.plan {
-        out.push(" * Returns ADJC_ERR_ALLOC when a work array cannot be allocated; nothing has".into());
-        out.push(" * been written then.".into());
-    } else if fail.allocates {
-        // A memory plan allocates arrays where they are first used.
-        out.push(" * Returns ADJC_ERR_ALLOC when a work array cannot be allocated; outputs may".into());
-        out.push(" * then be partially updated.".into());
+    if fail.allocates {
+        // A memory plan's arrays come from one block reserved on entry with the others.
+        out.push(" * Returns ADJC_ERR_ALLOC when its work arrays cannot be allocated (or their sizes".into());
+        out.push(" * overflow), before writing anything.".into());
     }
     if fail.stack {
-        out.push(" * Returns ADJC_ERR_ALLOC when a stack tape cannot grow; outputs may then be".into());
-        out.push(" * partially updated.".into());
+        out.push(" * Returns ADJC_ERR_ALLOC when a stack tape cannot grow: stack tapes hold values".into());
+        out.push(" * whose number has no closed form, so they grow while the forward sweep runs.".into());
+        if fail.written_before_push.is_empty() {
+            out.push(" * Nothing has been written then.".into());
+        } else {
+            let mut line = String::from(" * Then");
+            for (k, name) in fail.written_before_push.iter().enumerate() {
+                let piece =
+                    if k + 1 == fail.written_before_push.len() { format!(" {name}") } else { format!(" {name},") };
+                if line.len() + piece.len() > 88 {
+                    out.push(line);
+                    line = String::from(" *");
+                }
+                line.push_str(&piece);
+            }
+            let tail = " may be partially updated (and nothing else).";
+            if line.len() + tail.len() > 92 {
+                out.push(line);
+                line = String::from(" *");
+            }
+            line.push_str(tail);
+            out.push(line);
+        }
     }
     if fail.plan {
         out.push(" * Returns ADJC_ERR_PLAN when a size exceeds the sizes its memory plan was made".into());

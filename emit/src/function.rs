@@ -7,9 +7,9 @@ use crate::cstmt::{comment_text, Emitter, Quote};
 use crate::ctx::FnCtx;
 use crate::doc::{self, Failure};
 use crate::names::{self, Rename};
-use crate::{layout, omp};
+use crate::{layout, omp, sizes};
 use adjc_ir::validate::validate;
-use adjc_ir::{walk_stmts, Diagnostic, Expr, Function, Intent, Span, Stmt, StmtKind, Type, VarId, VarRole};
+use adjc_ir::{walk_stmts, Diagnostic, Function, Intent, Span, Stmt, StmtKind, Type, VarId};
 use std::collections::BTreeSet;
 
 /// Everything the templates need to write one function.
@@ -51,7 +51,8 @@ pub(crate) fn build(
     let plan = omp::analyse(f, &stacks);
 
     let placed = placed_arrays(f);
-    let mut em = Emitter::new(&cx, &plan, quote, &placed);
+    let arena = sizes::Arena::new(f, &placed);
+    let mut em = Emitter::new(&cx, &plan, quote, &placed, &arena);
     let mut parts = Vec::new();
     let body: &[Stmt] = &f.body;
     let mut i = 0;
@@ -110,23 +111,42 @@ pub(crate) fn build(
     for v in all_arrays.iter().filter(|v| placed.contains(v)) {
         decls.push(format!("    {} *{} = NULL;", c_type(f.var(*v).ty.elem()), cx.name(*v)));
     }
+    // Products inside extents are checked before any size is computed; then every array is
+    // allocated (a memory plan's arrays as one block) before anything is written.
     let mut allocs = Vec::new();
+    let products = sizes::product_checks(&cx, &all_arrays);
+    if !products.is_empty() {
+        allocs.push("    /* sizes whose products overflow int64_t cannot be allocated */".into());
+        let tests: Vec<String> = products.iter().map(|p| format!("!{p}")).collect();
+        allocs.push(format!("    if ({}) {{", tests.join(" || ")));
+        allocs.push("        return ADJC_ERR_ALLOC;".into());
+        allocs.push("    }".into());
+    }
     if !arrays.is_empty() {
         allocs.push("    /* work arrays: allocated before anything is written, freed before returning */".into());
         for v in &arrays {
-            let ty = f.var(*v).ty.elem();
-            let count = f.var(*v).ty.dims().iter().fold(Expr::int(1), |acc, d| acc.mul(d.extent.clone()));
-            let count = cexpr::expr(&cx, &count);
-            // Tape arrays go through their own allocator so that `adjc bench` can tell the
-            // memory of saved values from that of work arrays (runtime built with ADJC_STATS).
-            let alloc = if f.var(*v).role == VarRole::Tape { "adjc_alloc_tape" } else { "adjc_alloc" };
-            allocs.push(format!("    {} *{} = {alloc}({count}, sizeof({}));", c_type(ty), cx.name(*v), c_type(ty)));
+            let ty = c_type(f.var(*v).ty.elem());
+            allocs.push(format!(
+                "    {ty} *{} = {}({});",
+                cx.name(*v),
+                sizes::allocator(f, *v),
+                sizes::size_args(&cx, *v)
+            ));
         }
-        let test: Vec<String> = arrays.iter().map(|v| format!("{} == NULL", cx.name(*v))).collect();
+    }
+    if !arena.blocks.is_empty() {
+        allocs.extend(arena.reserve(&cx));
+    }
+    let mut held: Vec<String> = arrays.iter().map(|v| cx.name(*v).to_string()).collect();
+    if !arena.blocks.is_empty() {
+        held.push("adjc_arena".into());
+    }
+    if !held.is_empty() {
+        let test: Vec<String> = held.iter().map(|v| format!("{v} == NULL")).collect();
         allocs.push(format!("    if ({}) {{", test.join(" || ")));
-        if arrays.len() > 1 {
-            for v in arrays.iter().rev() {
-                allocs.push(format!("        adjc_free({});", cx.name(*v)));
+        if held.len() > 1 {
+            for v in held.iter().rev() {
+                allocs.push(format!("        adjc_free({v});"));
             }
         }
         allocs.push("        return ADJC_ERR_ALLOC;".into());
@@ -199,9 +219,12 @@ pub(crate) fn build(
     for v in &tapes {
         cleanup.push(format!("    adjc_tape_free(&{});", names.get(*v)));
     }
-    // Arrays a memory plan placed are NULL whenever they are not allocated.
-    for v in all_arrays.iter().rev() {
+    // Arrays a memory plan placed live in its arena, freed as one block.
+    for v in arrays.iter().rev() {
         cleanup.push(format!("    adjc_free({});", names.get(*v)));
+    }
+    if !arena.blocks.is_empty() {
+        cleanup.push("    adjc_free(adjc_arena);".into());
     }
     let mut epilogue = Vec::new();
     if !parts.is_empty() || !prologue.is_empty() {
@@ -230,7 +253,12 @@ pub(crate) fn build(
             })
             .collect();
     let signature = wrap_signature(cname, &decls);
-    let fail = Failure { allocates: !all_arrays.is_empty(), stack: !tapes.is_empty(), plan: guard.is_some() };
+    let fail = Failure {
+        allocates: !all_arrays.is_empty(),
+        stack: !tapes.is_empty(),
+        written_before_push: written_before_push(f).into_iter().map(|v| names.get(v).to_string()).collect(),
+        plan: guard.is_some(),
+    };
     let doc = doc::function_doc(f, &names, cname, &param_types, &fail);
     let mut mentioned: BTreeSet<VarId> = cx.used();
     mentioned.extend(f.params.iter().map(|p| p.var));
@@ -315,4 +343,35 @@ fn placed_arrays(f: &Function) -> BTreeSet<VarId> {
         }
     }
     out
+}
+
+/// Parameters written up to the last top-level statement (inside sections) that pushes on a
+/// stack tape: what a push that fails may leave partially updated. A loop counts as a whole,
+/// so a write early in its body, before the push of a later iteration, counts too.
+fn written_before_push(f: &Function) -> Vec<VarId> {
+    fn units<'a>(block: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+        for s in block {
+            match &s.kind {
+                StmtKind::Section { body, .. } => units(body, out),
+                _ => out.push(s),
+            }
+        }
+    }
+    let mut all = Vec::new();
+    units(&f.body, &mut all);
+    let pushes = |s: &Stmt| {
+        let mut any = false;
+        walk_stmts(&vec![s.clone()], &mut |t| any |= matches!(t.kind, StmtKind::Push { .. }));
+        any
+    };
+    let Some(last) = all.iter().rposition(|s| pushes(s)) else { return Vec::new() };
+    let mut written = BTreeSet::new();
+    for s in &all[..=last] {
+        walk_stmts(&vec![(*s).clone()], &mut |t| {
+            if let Some(v) = t.written_var() {
+                written.insert(v);
+            }
+        });
+    }
+    f.params.iter().map(|p| p.var).filter(|v| written.contains(v)).collect()
 }

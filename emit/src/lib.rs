@@ -21,6 +21,7 @@ mod layout;
 pub mod names;
 mod omp;
 mod reserved;
+mod sizes;
 mod templates;
 
 pub use cexpr::{float_literal, int_literal};

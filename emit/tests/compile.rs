@@ -559,3 +559,99 @@ fn blas_calls_compute_the_products_with_openblas() {
         assert!(out.contains("ok"), "{out}");
     }
 }
+
+const RUNTIME_SIZES_MAIN: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "adjc_runtime.h"
+static int failures = 0;
+#define EXPECT(c) do { if (!(c)) { printf("line %d: %s\n", __LINE__, #c); failures++; } } while (0)
+
+static uint64_t seed = 88172645463325252u;
+static uint64_t rnd(void) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed; }
+
+int main(void)
+{
+    /* Sizes: products checked, extents <= 0 empty, overflow SIZE_MAX. */
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS(3, 4)) == 96);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS(7)) == 56);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS(-1, 5)) == 0);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS(INT64_MAX, 0)) == 0);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS(INT64_MIN)) == 0);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS((int64_t)1 << 62, 22)) == SIZE_MAX);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS((int64_t)1 << 60)) == SIZE_MAX);
+    EXPECT(adjc_size(2, ADJC_DIMS(INT64_MAX)) == SIZE_MAX);
+    EXPECT(adjc_size(1, ADJC_DIMS(INT64_MAX, 2)) == SIZE_MAX);
+    EXPECT(adjc_size(1, ADJC_DIMS((int64_t)1 << 32, (int64_t)1 << 32)) == SIZE_MAX);
+    EXPECT(adjc_size(sizeof(double), ADJC_DIMS((int64_t)1 << 20, (int64_t)1 << 20)) == (size_t)1 << 43);
+    EXPECT(adjc_alloc(sizeof(double), ADJC_DIMS((int64_t)1 << 62, 3)) == NULL);
+    void *empty = adjc_alloc_tape(sizeof(double), ADJC_DIMS(5, -3));
+    EXPECT(empty != NULL);
+    adjc_free(empty);
+    EXPECT(adjc_mul_fits(3037000499, 3037000499));
+    EXPECT(!adjc_mul_fits(3037000500, 3037000500));
+    EXPECT(adjc_mul_fits(-((int64_t)1 << 62), 2));
+    EXPECT(!adjc_mul_fits((int64_t)1 << 62, 2));
+    EXPECT(!adjc_mul_fits(INT64_MIN, -1));
+    EXPECT(!adjc_mul_fits(-1, INT64_MIN));
+    EXPECT(adjc_mul_fits(INT64_MIN, 1) && adjc_mul_fits(0, INT64_MIN) && adjc_mul_fits(-5, -7));
+    EXPECT(!adjc_mul_fits(-((int64_t)1 << 32), (int64_t)1 << 32) && !adjc_mul_fits(INT64_MAX, -2));
+
+    /* Arena: arrays alive at the same time never share bytes, places are aligned, and with
+     * equal sizes the block is exactly the most bytes alive at once. */
+    enum { N = 14 };
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t bytes[N], at[N];
+        int32_t life[N][3];
+        int equal = trial % 3 == 0;
+        int32_t ev = 0;
+        for (int k = 0; k < N; k++) {
+            ev += (int32_t)(rnd() % 3);
+            life[k][0] = ev++;
+            life[k][1] = rnd() % 5 == 0 ? INT32_MAX : life[k][0] + 1 + (int32_t)(rnd() % 20);
+            size_t unit = (size_t[]){1, 4, 8, 8}[rnd() % 4];
+            life[k][2] = (int32_t)unit;
+            bytes[k] = equal ? 64 : unit * (rnd() % 7 == 0 ? 0 : 1 + rnd() % 40);
+        }
+        unsigned char *arena = adjc_arena_reserve(N, bytes, (const int32_t (*)[3])life, at);
+        EXPECT(arena != NULL);
+        size_t total = 0, peak = 0;
+        for (int k = 0; k < N; k++) {
+            EXPECT(at[k] % (size_t)life[k][2] == 0);
+            if (at[k] + bytes[k] > total) total = at[k] + bytes[k];
+            size_t alive = 0;
+            for (int j = 0; j < N; j++) {
+                int overlap = life[j][0] <= life[k][0] && life[k][0] <= life[j][1];
+                if (overlap) alive += bytes[j];
+                if (j != k && bytes[j] && bytes[k] && life[j][0] <= life[k][1] && life[k][0] <= life[j][1]) {
+                    EXPECT(at[j] + bytes[j] <= at[k] || at[k] + bytes[k] <= at[j]);
+                }
+            }
+            if (alive > peak) peak = alive;
+        }
+        EXPECT(total >= peak);
+        if (equal) EXPECT(total == peak);
+        memset(arena, 0xab, total);
+        adjc_free(arena);
+        if (failures) { printf("trial %d\n", trial); break; }
+    }
+    size_t huge[2] = {SIZE_MAX, 8}, at2[2];
+    const int32_t life2[2][3] = {{0, 1, 8}, {1, 2, 8}};
+    EXPECT(adjc_arena_reserve(2, huge, life2, at2) == NULL);
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}
+"#;
+
+/// The runtime's checked sizes and the arena of memory plans, with the compiler's overflow
+/// builtins and with the portable fallback (ADJC_NO_BUILTINS), under the sanitizers.
+#[test]
+fn runtime_sizes_are_checked_and_arena_places_never_overlap() {
+    let files = emit(&jacobi_1d(), "jacobi_1d");
+    for extra in [&[][..], &["-DADJC_NO_BUILTINS"], &["-DADJC_NO_BUILTINS", "-fsanitize=address,undefined"]] {
+        let out = run_with("jacobi_1d", &files, RUNTIME_SIZES_MAIN, false, extra);
+        assert!(out.contains("ok"), "{extra:?}: {out}");
+    }
+}
