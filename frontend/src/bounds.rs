@@ -825,3 +825,57 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 }
+
+/// Drops the `<=` checks that always hold where they apply (`2 <= N` under the guard
+/// `1 <= N - 2`) and those another check implies (`1 <= n` beside `N <= n` when `N >= 3`),
+/// whichever rule (index ranges, shape rules) made them.
+pub fn prune_checks(f: &mut Function) {
+    let extents = extent_params(f);
+    let slack = |l: &Expr, r: &Expr| Lin::from_expr(r).sub(&Lin::from_expr(l));
+    let facts = |a: &Assumption| -> Vec<Lin> {
+        conjuncts(&a.guard)
+            .iter()
+            .filter_map(|c| match &c.kind {
+                ExprKind::Binary(BinOp::Le, l, r) => slack(l, r),
+                _ => None,
+            })
+            .collect()
+    };
+    let holds_given = |d: &Lin, facts: &[Lin]| {
+        ranges::provably_nonneg(d, &extents, 0)
+            || facts.iter().any(|g| d.sub(g).is_some_and(|x| ranges::provably_nonneg(&x, &extents, 0)))
+    };
+    let all = f.assumptions.clone();
+    let mut keep = vec![true; all.len()];
+    for (i, a) in all.iter().enumerate() {
+        if a.rel != Relation::Le || a.each.is_some() {
+            continue;
+        }
+        let Some(da) = slack(&a.lhs, &a.rhs) else { continue };
+        let fa = facts(a);
+        if holds_given(&da, &fa) {
+            keep[i] = false;
+            continue;
+        }
+        // Implied by a kept check that applies whenever this one does.
+        let implied = all.iter().enumerate().any(|(j, b)| {
+            j != i
+                && keep[j]
+                && b.rel == Relation::Le
+                && b.each.is_none()
+                && guard_weaker(&b.guard, &a.guard)
+                && slack(&b.lhs, &b.rhs).and_then(|db| da.sub(&db)).is_some_and(|x| {
+                    let strict = x.as_const() != Some(0) || j < i;
+                    strict && holds_given(&x, &fa)
+                })
+        });
+        if implied {
+            keep[i] = false;
+        }
+    }
+    let mut k = 0;
+    f.assumptions.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+}

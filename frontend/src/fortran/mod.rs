@@ -154,6 +154,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
             f.assumptions.push(c);
         }
     }
+    crate::bounds::prune_checks(&mut f);
     if let Err(e) = adjc_ir::validate::validate(&f) {
         return Err(Diagnostic::error(
             e.span,

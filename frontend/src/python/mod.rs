@@ -144,6 +144,7 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
                         f.assumptions.push(c);
                     }
                 }
+                crate::bounds::prune_checks(&mut f);
                 crate::bounds::peel_negative_indices(&mut f);
                 if let Err(e) = adjc_ir::validate::validate(&f) {
                     return Err(Diagnostic::error(
