@@ -21,6 +21,7 @@ ifdata, overwrite, helper, blas, math.
 """
 
 import random
+import re
 from dataclasses import dataclass, field
 
 FEATURES = ["affine", "computed", "slices", "broadcast", "reduce", "ifdata", "overwrite", "helper", "blas", "math"]
@@ -425,7 +426,10 @@ class FGen:
         k = r.randint(0, 4)
         if k == 0:
             s = self.new_scalar()
-            self.emit(f"{s} = sum({self.expr(['x', 'y'])})")
+            e = self.expr(["x", "y"])
+            if not re.search(r"\b[xy]\b", e):
+                e = f"x * {e}"  # sum() of a scalar is not Fortran
+            self.emit(f"{s} = sum({e})")
             self.scalar_leaves.append(s)
         elif k == 1:
             self.emit(f"y = {self.expr(['y', 'sum(a, dim=2)', 'sum(a * b, dim=2)'])}")
