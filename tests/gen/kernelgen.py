@@ -133,7 +133,15 @@ class PyGen:
 
     def st_computed(self):
         r = self.r
-        k = r.randint(0, 3)
+        k = r.randint(0, 5)
+        if k == 4:
+            # triangular slices read values updated by earlier iterations; index from the end
+            self.emit(f"for i in range(N):\n    y[i] = 0.1 * np.sum(x[:i] * y[:i]) + {self.expr(['x[-i - 1]', 'y[i]'], 1, False)}")
+            return
+        if k == 5:
+            # a loop running backwards with a negative step, reading ahead
+            self.emit(f"for i in range(N - 2, -1, -1):\n    y[i] = 0.5 * y[i + 1] + {self.expr(['x[i]', 'y[i]', 'x[i - N]'], 1, False)}")
+            return
         if k == 0:
             leaves = ["x[i - 1]", "x[(i + 1) % N]", "x[N - 1 - i]", "y[i]"]
             self.emit(f"for i in range(N):\n    y[i] = {self.expr(leaves, 2, False)}")
@@ -151,6 +159,14 @@ class PyGen:
 
     def st_slices(self):
         r = self.r
+        if r.random() < 0.15:
+            self.emit(r.choice([
+                f"y[:] = np.flip({self.expr(['x', 'y'], 1)}) * 0.5",
+                "y[y > 0.5] = 0.5",
+                f"y[x < 0.0] = {self.expr(['0.5', 'alpha'], 1)}",
+                f"x[:], y[:] = {self.expr(['y'], 1)}, {self.expr(['x'], 1)}",
+            ]))
+            return
         if r.random() < 0.65:
             grp = r.choice(self.SL1)
             leaves = [f"{a}{s}" for a in ["x", "y"] for s in grp]
@@ -432,9 +448,13 @@ class FGen:
             self.emit(f"{s} = sum({e})")
             self.scalar_leaves.append(s)
         elif k == 1:
-            self.emit(f"y = {self.expr(['y', 'sum(a, dim=2)', 'sum(a * b, dim=2)'])}")
+            if r.random() < 0.1:
+                # sum(array, dim): adjc refuses it today ("`sum` takes 1 argument(s)"): kept rare
+                self.emit(f"y = {self.expr(['y', 'sum(a, 2)', 'sum(a * b, 2)'])}")
+            else:
+                self.emit(f"do i = 1, n\n  y(i) = {self.expr(['y(i)', 'sum(a(i, :))', 'sum(a(i, :) * b(i, :))'])}\nend do")
         elif k == 2:
-            self.emit(f"z = {self.expr(['z', 'sum(a, dim=1)', 'sum(b, dim=1)'])}")
+            self.emit(f"do j = 1, m\n  z(j) = {self.expr(['z(j)', 'sum(a(:, j))', 'maxval(b(:, j))'])}\nend do")
         elif k == 3:
             s = self.new_scalar()
             self.emit(f"{s} = 0.0d0\ndo i = 1, n\n  {s} = {s} + {self.expr(['x(i)', 'y(i)'])}\nend do")
