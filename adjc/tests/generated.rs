@@ -75,7 +75,8 @@ fn fixed_seed_batch_of_generated_kernels_passes() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     eprintln!("{text}");
     let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|_| panic!("no results:\n{text}"))).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|_| panic!("no results:\n{text}")))
+            .unwrap();
     let _ = std::fs::remove_file(&json);
     let all = results.as_array().unwrap();
     let count = |s: &str| all.iter().filter(|r| r["status"] == s).count();
