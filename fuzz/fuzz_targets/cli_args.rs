@@ -10,11 +10,11 @@ use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code)]
-#[path = "../../adjc/src/cli.rs"]
-mod cli;
-#[allow(dead_code)]
 #[path = "../../adjc/src/checkpoint_flag.rs"]
 mod checkpoint_flag;
+#[allow(dead_code)]
+#[path = "../../adjc/src/cli.rs"]
+mod cli;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
