@@ -333,11 +333,30 @@ class Runner:
                     break
                 if tries >= self.a.reduce_budget:
                     break
+        # then expressions: a call by its (first) argument, a parenthesised operation by
+        # one of its operands, as long as the failure stays
+        changed = True
+        while changed and tries < self.a.reduce_budget:
+            changed = False
+            for i, ln in enumerate(lines):
+                if "=" not in ln or "::" in ln or ln.strip().startswith(("def ", "for ", "do ", "if ", '"""', "!")):
+                    continue
+                for cand_ln in simplifications(ln):
+                    tries += 1
+                    cand = lines[:i] + [cand_ln] + lines[i + 1 :]
+                    if self.reproduces(k, "\n".join(cand), cfg, cls, work):
+                        lines = cand
+                        changed = True
+                        break
+                    if tries >= self.a.reduce_budget:
+                        break
+                if changed or tries >= self.a.reduce_budget:
+                    break
         return "\n".join(lines)
 
     # ---------------------------------------------------------------- one kernel
-    def one(self, lang, seed, features):
-        k = kernelgen.generate(lang, seed, features)
+    def one(self, lang, seed, features, k=None):
+        k = k or kernelgen.generate(lang, seed, features)
         work = tempfile.mkdtemp(prefix=f"adjcgen_{lang}{seed}_")
         rec = {"lang": lang, "seed": seed, "features": k.features, "runs": {}, "bugs": []}
         try:
@@ -410,13 +429,66 @@ class Runner:
             got, now = "transpile:" + classify_transpile(rc, o, e), o + e
         with open(os.path.join(self.a.findings, stem + ".txt"), "w") as f:
             f.write(f"class: {cls} (reduced kernel: {got})\nfeatures: {','.join(k.features)}\n")
-            f.write(f"regenerate: tests/gen/run.py --lang {k.lang} --seeds {k.seed} --reduce -v\n")
+            if not k.features[0].startswith("file:"):
+                f.write(f"regenerate: tests/gen/run.py --lang {k.lang} --seeds {k.seed} --reduce -v\n")
             f.write(f"show: {self.command_text(cmd)}\n\n")
             f.write(now[-4000:])
 
 
 def indent(s):
     return "\n".join("    | " + ln for ln in s.splitlines())
+
+
+def simplifications(line):
+    """Smaller variants of one statement's right-hand side, shortest first."""
+    eq = line.find("= ")
+    if eq < 0:
+        return []
+    head, rhs = line[: eq + 2], line[eq + 2 :]
+    out = []
+    for i, ch in enumerate(rhs):
+        if ch != "(":
+            continue
+        depth, j = 0, i
+        while j < len(rhs):
+            depth += {"(": 1, ")": -1}.get(rhs[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        if j >= len(rhs):
+            continue
+        inner = rhs[i + 1 : j]
+        m = re.search(r"[\w.]+$", rhs[:i])
+        parts = split_top(inner, [","])
+        if m:  # a call: keep its first argument
+            start = m.start()
+            out.append(rhs[:start] + "(" + parts[0].strip() + ")" + rhs[j + 1 :])
+        else:
+            for op in [" + ", " - ", " * "]:
+                ops = split_top(inner, [op])
+                if len(ops) > 1:
+                    for o in ops:
+                        out.append(rhs[:i] + "(" + o.strip() + ")" + rhs[j + 1 :])
+                    break
+    out.sort(key=len)
+    return [head + o for o in out if o != rhs]
+
+
+def split_top(text, seps):
+    parts, depth, cur, i = [], 0, "", 0
+    while i < len(text):
+        c = text[i]
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(c, 0)
+        sep = next((s for s in seps if depth == 0 and text.startswith(s, i)), None)
+        if sep:
+            parts.append(cur)
+            cur = ""
+            i += len(sep)
+            continue
+        cur += c
+        i += 1
+    parts.append(cur)
+    return parts
 
 
 def blocks_of(lines):
@@ -472,6 +544,7 @@ def main():
     ap.add_argument("--first", type=int, default=0, help="first seed")
     ap.add_argument("--count", type=int, default=10, help="kernels per language")
     ap.add_argument("--seeds", help="comma-separated seeds (instead of --first/--count)")
+    ap.add_argument("--files", nargs="+", help="check these kernel files (e.g. saved findings) instead of generated ones")
     ap.add_argument("--features", help="comma-separated feature classes each kernel draws from: " + ",".join(kernelgen.FEATURES))
     ap.add_argument("--exclude", help="feature classes to leave out")
     ap.add_argument("--quick", action="store_true", help="sizes 0, 1, 3 and normal only (CI)")
@@ -499,6 +572,19 @@ def main():
         if bad:
             sys.exit(f"unknown feature classes {bad}; known: {kernelgen.FEATURES}")
     seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else list(range(a.first, a.first + a.count))
+    files = {}
+    if a.files:
+        # kernels written by hand or saved findings, in the generator's signature convention
+        seeds = []
+        for i, path in enumerate(a.files):
+            src = open(path).read()
+            lang = "py" if path.endswith(".py") else "f90"
+            sig = re.search(r"def kernel\(([^)]*)\)|subroutine kernel\(([^)]*)\)", src)
+            params = [p.split(":")[0].strip() for p in (sig.group(1) or sig.group(2)).split(",")] if sig else []
+            ints = (["N", "M"] + [p for p in params if p == "T"]) if lang == "py" else [p for p in params if p in ("n", "m", "tsteps")]
+            name = os.path.splitext(os.path.basename(path))[0]
+            files[(lang, i)] = kernelgen.Kernel(lang, i, name, src, ["file:" + path], ints)
+            seeds.append(i)
     langs = ["py", "f90"] if a.lang == "both" else [a.lang]
     r = Runner(a)
     results = []
@@ -508,8 +594,10 @@ def main():
         for lang in langs:
             if a.time_budget and time.time() - t0 > a.time_budget:
                 break
+            if files and (lang, seed) not in files:
+                continue
             t1 = time.time()
-            rec, k = r.one(lang, seed, feats)
+            rec, k = r.one(lang, seed, feats, files.get((lang, seed)))
             rec["seconds"] = round(time.time() - t1, 1)
             results.append(rec)
             st = stats.setdefault(lang, {})
