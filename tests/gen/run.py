@@ -221,7 +221,7 @@ def classify_check(rc, out, err):
     if rc == 2:
         # refused at check time (after transpile accepted it): e.g. a shape rule, or flags
         return "bug:check-refused"
-    if re.search(r"error:.*\.c:\d+", text) or "could not build" in text or "cannot compile" in text:
+    if re.search(r"\.[ch]:\d+:\d+: error:", text) or "C compiler" in text or "could not build" in text:
         return "bug:c-build"
     bad = [ln for ln in out.splitlines() if ln.rstrip().endswith(("FAIL", "FAILED", "MISMATCH")) or " FAIL" in ln]
     if any(ln.strip().startswith("d/d") for ln in bad):
