@@ -47,5 +47,4 @@ printf 'bench\0k.f90\0m.f90\0-D\0NI=7\0-I\0inc\0--repeat\0003\0--threads\0002\0-
 for t in python_frontend fortran_frontend cli_args; do
   [ -d "regressions/$t" ] && cp "regressions/$t"/* "corpus/$t/" 2>/dev/null || true
 done
-ls corpus/* | head -0
 echo "seeded: $(ls corpus/python_frontend | wc -l) python, $(ls corpus/fortran_frontend | wc -l) fortran, $(ls corpus/cli_args | wc -l) cli"
