@@ -62,7 +62,7 @@ fn fixed_seed_batch_of_generated_kernels_passes() {
             "--first",
             &var("ADJC_GEN_FIRST").unwrap_or_else(|| "0".into()),
             "--count",
-            &var("ADJC_GEN_COUNT").unwrap_or_else(|| "4".into()),
+            &var("ADJC_GEN_COUNT").unwrap_or_else(|| "5".into()),
         ]),
     };
     if let Some(f) = var("ADJC_GEN_FEATURES") {
