@@ -382,7 +382,15 @@ class FGen:
 
     def emit(self, text, indent=2):
         for ln in text.split("\n"):
-            self.lines.append("  " * indent + ln)
+            ln = "  " * indent + ln
+            # free form allows 132 columns: continue long statements with `&`
+            while len(ln) > 100:
+                cut = ln.rfind(" ", 40, 100)
+                if cut < 0:
+                    break
+                self.lines.append(ln[:cut] + " &")
+                ln = " " * (len(ln) - len(ln.lstrip()) + 4) + "& " + ln[cut + 1 :]
+            self.lines.append(ln)
 
     def new_scalar(self):
         self.ns += 1
