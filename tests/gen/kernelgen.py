@@ -126,7 +126,7 @@ class PyGen:
             if r.random() < 0.5:
                 leaves.append("A[i, j - 1]")
                 self.emit(
-                    f"for i in range(N):\n    for j in range(1, M):\n        A[i, j] = 0.5 * A[i, j - 1] + {self.expr(leaves, 2, False)}"
+                    f"for i in range(N):\n    for j in range(1, M):\n        A[i, j] = 0.5 * A[i, j - 1] + 0.5 * np.tanh({self.expr(leaves, 2, False)})"
                 )
             else:
                 self.emit(f"for i in range(N):\n    for j in range(M):\n        B[i, j] += {self.expr(leaves, 2, False)}")
@@ -409,7 +409,7 @@ class FGen:
         else:
             leaves = ["a(i, j)", "b(i, j)", "x(i)", "z(j)", "a(i, j - 1)"]
             self.emit(
-                f"do i = 1, n\n  do j = 2, m\n    a(i, j) = 0.5d0 * a(i, j - 1) + {self.expr(leaves)}\n  end do\nend do"
+                f"do i = 1, n\n  do j = 2, m\n    a(i, j) = 0.5d0 * a(i, j - 1) + 0.5d0 * tanh({self.expr(leaves)})\n  end do\nend do"
             )
 
     def st_computed(self):

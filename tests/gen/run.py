@@ -282,7 +282,15 @@ class Runner:
             cmd.append("--openmp")
         env = self.san_env
         rc, out, err, dt = run(cmd, env=env, timeout=self.a.timeout)
-        return classify_check(rc, out, err), out + err, cmd, dt
+        cls = classify_check(rc, out, err)
+        if cls == "bug:gradient":
+            # central differences have an O(h^2) error: a kernel with large curvature can
+            # miss the tolerance at the default step. A gradient that agrees at a 10x
+            # smaller step is not a bug (the adjoint is exact up to rounding).
+            rc2, out2, err2, dt2 = run(cmd + ["--step", "1e-7"], env=env, timeout=self.a.timeout)
+            if classify_check(rc2, out2, err2) == "pass":
+                return "pass", out + err + "\n(passes with --step 1e-7)\n" + out2, cmd, dt + dt2
+        return cls, out + err, cmd, dt
 
     def command_text(self, cmd):
         env = ""
