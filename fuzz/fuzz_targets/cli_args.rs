@@ -1,0 +1,36 @@
+//! The command line: clap's `Cli::try_parse_from` on a fuzzed argv, then the flag values
+//! parsed after clap (`--checkpoint`). The CLI lives in the binary crate `adjc`, which has
+//! no library target: its `cli.rs` and `checkpoint_flag.rs` are compiled in here by path
+//! (both depend only on clap and the adjc library crates). Flags parsed in other modules of
+//! the binary (`--sizes`, `--init`, `--memory-limit`) are not reached.
+//!
+//! Input: argv elements separated by NUL bytes (`adjc` is prepended).
+#![no_main]
+use clap::Parser;
+use libfuzzer_sys::fuzz_target;
+
+#[allow(dead_code)]
+#[path = "../../adjc/src/checkpoint_flag.rs"]
+mod checkpoint_flag;
+#[allow(dead_code)]
+#[path = "../../adjc/src/cli.rs"]
+mod cli;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let argv = std::iter::once("adjc").chain(text.split('\0'));
+    match cli::Cli::try_parse_from(argv) {
+        Ok(c) => {
+            let t = match &c.command {
+                cli::Command::Transpile(t) => t,
+                cli::Command::Check(c) => &c.transpile,
+                cli::Command::Bench(b) => &b.transpile,
+                cli::Command::Plan(p) => &p.transpile,
+            };
+            let _ = checkpoint_flag::parse(&t.checkpoints);
+        }
+        Err(e) => {
+            let _ = e.render().to_string();
+        }
+    }
+});
