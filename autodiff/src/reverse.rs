@@ -106,6 +106,10 @@ pub(crate) struct Ad<'p> {
     pub checkpointed: Vec<LoopId>,
     /// Top-level loops a planner may checkpoint.
     pub checkpointable: Vec<CheckpointableLoop>,
+    /// For each primal variable, the spans of the statements whose adjoints read it, in
+    /// pre-order: built on the first [`Ad::readers`] query (one walk of the primal, not one
+    /// per save site).
+    pub readers_index: std::cell::OnceCell<BTreeMap<VarId, Vec<Span>>>,
 }
 
 #[derive(Clone)]
@@ -204,6 +208,7 @@ impl<'p> Ad<'p> {
             checkpoints: BTreeMap::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
+            readers_index: std::cell::OnceCell::new(),
         }
     }
 

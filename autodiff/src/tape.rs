@@ -32,6 +32,7 @@ use crate::report::{TapeInfo, TapeKind};
 use crate::reverse::Ad;
 use crate::util::{at_line, write_places};
 use adjc_ir::*;
+use std::collections::BTreeMap;
 
 /// The part of an array a map overwrites, as the copy loops see it.
 struct Region {
@@ -634,24 +635,15 @@ impl Ad<'_> {
     /// source, or in the loops around it).
     pub fn readers(&self, x: VarId, span: Span) -> String {
         let outer = self.nest.first().map(|f| f.span).unwrap_or(span);
-        let mut lines: Vec<u32> = Vec::new();
-        let relevant = |t: &Stmt| {
-            t.span.start <= span.start || (t.span.start >= outer.start && t.span.start < outer.end.max(outer.start + 1))
-        };
-        walk_stmts(&self.p.body, &mut |t| {
-            let reads = match &t.kind {
-                StmtKind::Assign { target, value } => self.ar_write(target, value).contains(&x),
-                StmtKind::Accumulate { target, op, value, .. } => {
-                    self.ar_write(target, &self.effective_value(target, *op, value)).contains(&x)
-                }
-                StmtKind::Loop(_) => self.active_nest(t).is_some_and(|n| self.ar_minmax(&n).contains(&x)),
-                _ => false,
-            };
-            if reads && relevant(t) && !t.span.is_none() && !lines.contains(&t.span.line) {
-                lines.push(t.span.line);
-            }
-        });
+        let relevant =
+            |t: &Span| t.start <= span.start || (t.start >= outer.start && t.start < outer.end.max(outer.start + 1));
+        let index = self.readers_index.get_or_init(|| self.build_readers_index());
+        let mut lines: Vec<u32> = index
+            .get(&x)
+            .map(|spans| spans.iter().filter(|t| relevant(t)).map(|t| t.line).collect())
+            .unwrap_or_default();
         lines.sort_unstable();
+        lines.dedup();
         match lines.as_slice() {
             [] => "read by the reverse sweep".into(),
             [l] => format!("read by the adjoint of line {l}"),
@@ -660,5 +652,27 @@ impl Ad<'_> {
                 format!("read by the adjoints of lines {}", ls.join(", "))
             }
         }
+    }
+
+    /// Every primal variable with the spans of the statements whose adjoints read it.
+    fn build_readers_index(&self) -> BTreeMap<VarId, Vec<Span>> {
+        let mut index: BTreeMap<VarId, Vec<Span>> = BTreeMap::new();
+        walk_stmts(&self.p.body, &mut |t| {
+            if t.span.is_none() {
+                return;
+            }
+            let reads = match &t.kind {
+                StmtKind::Assign { target, value } => self.ar_write(target, value),
+                StmtKind::Accumulate { target, op, value, .. } => {
+                    self.ar_write(target, &self.effective_value(target, *op, value))
+                }
+                StmtKind::Loop(_) => self.active_nest(t).map(|n| self.ar_minmax(&n)).unwrap_or_default(),
+                _ => return,
+            };
+            for x in reads {
+                index.entry(x).or_default().push(t.span);
+            }
+        });
+        index
     }
 }
