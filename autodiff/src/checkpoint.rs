@@ -433,7 +433,7 @@ impl Ad<'_> {
             });
             if !var.ty.is_array() && !self.p.is_param(x) {
                 // A local scalar gets a value before the first snapshot reads it.
-                self.saved.insert(x);
+                self.mark_saved(x);
             }
             snaps.push(Snap { x, snap, outer: outer.1.clone() });
         }

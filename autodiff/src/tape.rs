@@ -117,7 +117,7 @@ impl Ad<'_> {
     pub fn save_place(&mut self, place: &Place, span: Span) -> (Stmt, Stmt) {
         let ty = self.elem(place.var);
         let what = self.what_place(place);
-        self.saved.insert(place.var);
+        self.mark_saved(place.var);
         let base = self.name(place.var);
         let (site, elems, exact) = self.site_tape(&base, ty, &[]);
         let kind = self.kind_of(&site);
@@ -198,13 +198,13 @@ impl Ad<'_> {
     /// exact (the last iteration's slot holds the last values) or every iteration saves
     /// different elements (every slot does).
     fn offer_swap(&mut self, x: VarId, site: &SiteTape, dims: &[MapDim], elem: &[Expr], span: Span) {
-        self.clobbered.insert(x);
+        self.mark_clobbered(x);
         let SiteTape::Slots { tape, index, .. } = site else {
-            self.unswappable.insert(x);
+            self.mark_unswappable(x);
             return;
         };
         if self.cond_depth > 0 {
-            self.unswappable.insert(x);
+            self.mark_unswappable(x);
             return;
         }
         let ty = self.elem(x);
@@ -277,7 +277,7 @@ impl Ad<'_> {
                 }
             }
             _ => {
-                self.unswappable.insert(x);
+                self.mark_unswappable(x);
                 return;
             }
         };
@@ -347,7 +347,7 @@ impl Ad<'_> {
             let (push, pop) = self.save_place(&Place::scalar(x), s.span);
             return (vec![push], vec![pop]);
         }
-        self.saved.insert(x);
+        self.mark_saved(x);
         let ty = self.elem(x);
         let bx = self.write_box(x, m);
         let region = self.region(x, m, &bx);
