@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Transpile-time scaling benchmark: generates large kernels (benchmarks/gen_large.py) and prints
-# the wall time of `adjc transpile` for each shape, language and size. Results and history:
-# benchmarks/transpile_scaling.md.
+# the CPU time (user + system, which a loaded machine does not inflate the way it does wall
+# time) of `adjc transpile` for each shape, language and size. Needs python3 and GNU time
+# (/usr/bin/time). Results and history: benchmarks/transpile_scaling.md.
 #
 #   benchmarks/bench_transpile.sh                      # sizes 1000 3000 10000 30000
 #   SIZES="1000 3000" SHAPES="straight sum" LANGS=py benchmarks/bench_transpile.sh
@@ -9,7 +10,8 @@
 #
 # Shapes: straight (straight-line statements), loop (all in one loop body), loops (many small
 # loops), nested (loop nests 4 deep), sum (one sum of N terms). A run over TIMEOUT seconds
-# (default 300) prints `>TIMEOUT`; larger sizes of that shape and language are then skipped.
+# (default 300, wall time) prints `>TIMEOUT`; larger sizes of that shape and language are then
+# skipped, as they are after an error.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -37,16 +39,15 @@ for shape in $SHAPES; do
             if [ "$skip" = 1 ]; then printf ' - |'; continue; fi
             src="$work/k_${shape}_$n.$lang"
             "$PYTHON" "$here/gen_large.py" "$shape" "$n" "$lang" >"$src"
-            start=$(date +%s.%N)
-            timeout "$TIMEOUT" "$ADJC" transpile "$src" -o "$work/out" >/dev/null 2>"$work/err"
+            timeout "$TIMEOUT" /usr/bin/time -f '%U %S' -o "$work/time" \
+                "$ADJC" transpile "$src" -o "$work/out" >/dev/null 2>"$work/err"
             rc=$?
-            end=$(date +%s.%N)
             if [ $rc = 124 ]; then
                 printf ' >%ss |' "$TIMEOUT"; skip=1
             elif [ $rc != 0 ]; then
                 printf ' error: %s |' "$(grep -m1 'error' "$work/err" | cut -c1-60)"; skip=1
             else
-                printf ' %.2fs |' "$(echo "$end - $start" | bc)"
+                printf ' %.2fs |' "$(awk '{print $1 + $2}' "$work/time")"
             fi
         done
         printf '\n'
