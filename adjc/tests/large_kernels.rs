@@ -22,7 +22,9 @@ fn terms(n: usize, fortran: bool) -> Vec<String> {
 }
 
 /// Statement `k` of a straight-line kernel over scalars `s0..s31` and elements of `x`, `y`:
-/// each reads earlier results, many overwrite a scalar an adjoint still needs (tapes).
+/// each reads earlier results, many overwrite a scalar an adjoint still needs (tapes). The
+/// coefficients keep values and derivatives of order one over thousands of statements, so
+/// that finite differences stay accurate.
 fn statement(k: usize, idx: &str) -> String {
     let at = |c: usize| if idx.is_empty() { format!("{c}") } else { format!("{idx} + {c}") };
     let j = (k * 7) % 16;
@@ -30,11 +32,11 @@ fn statement(k: usize, idx: &str) -> String {
     let q = if k > 32 { format!("s{}", (k * 5 + 3) % 32) } else { "b".into() };
     let s = k % 32;
     match k % 5 {
-        0 => format!("s{s} = {p} * x[{}] + {q}", at(j)),
-        1 => format!("s{s} = np.sin({p}) + a * {q}"),
-        2 => format!("y[{}] = y[{}] + {p} * x[{}]", at(j), at(j), at((j + 1) % 16)),
-        3 => format!("s{s} = {p} * {q} - y[{}]", at((j + 3) % 16)),
-        _ => format!("y[{}] += np.exp(0.001 * {p})", at((j + 5) % 16)),
+        0 => format!("s{s} = 0.5 * {p} * x[{}] + 0.25 * {q} + 0.1 * b", at(j)),
+        1 => format!("s{s} = np.sin({p}) + 0.5 * a * {q}"),
+        2 => format!("y[{}] = y[{}] + 0.01 * {p} * x[{}]", at(j), at(j), at((j + 1) % 16)),
+        3 => format!("s{s} = np.tanh({p} * {q}) - 0.1 * y[{}]", at((j + 3) % 16)),
+        _ => format!("y[{}] += 0.01 * np.exp(0.1 * {p})", at((j + 5) % 16)),
     }
 }
 

@@ -117,6 +117,11 @@ pub(crate) struct Ad<'p> {
     journal: Vec<Added>,
     /// Loop counters that only their own loop mentions (see [`crate::util::loop_local_vars`]).
     pub loop_local: VarSet,
+    /// The names of `f.vars[..named]`, for [`Ad::fresh`] (kept in step lazily: variables
+    /// are only pushed, or truncated by a rollback).
+    /// (How many variables have each name: names may repeat.)
+    names: std::collections::HashMap<String, usize>,
+    named: usize,
 }
 
 /// One insertion into a set of [`Ad`] (these sets only grow between rollbacks).
@@ -224,6 +229,8 @@ impl<'p> Ad<'p> {
             readers_index: std::cell::OnceCell::new(),
             journal: Vec::new(),
             loop_local: crate::util::loop_local_vars(body),
+            names: std::collections::HashMap::new(),
+            named: 0,
         }
     }
 
@@ -241,6 +248,17 @@ impl<'p> Ad<'p> {
 
     /// Back to the state of `c` (`ad_allocs` and `copy_idx` only grow by pushes).
     pub fn rollback(&mut self, c: Checkpoint) {
+        if self.named > c.nvars {
+            for v in &self.f.vars[c.nvars..self.named] {
+                if let Some(n) = self.names.get_mut(&v.name) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.names.remove(&v.name);
+                    }
+                }
+            }
+            self.named = c.nvars;
+        }
         self.f.vars.truncate(c.nvars);
         for added in self.journal.drain(c.journal..).rev() {
             match added {
@@ -267,6 +285,19 @@ impl<'p> Ad<'p> {
         self.ad_allocs.truncate(c.ad_allocs);
         self.copy_idx.truncate(c.copy_idx);
         self.map_entry.clear();
+    }
+
+    /// `self.f.fresh_name(base)` without a scan of every variable per call: `base`, else
+    /// `base_k` for the smallest `k >= 1` no variable has.
+    pub fn fresh(&mut self, base: &str) -> String {
+        for v in &self.f.vars[self.named..] {
+            *self.names.entry(v.name.clone()).or_default() += 1;
+        }
+        self.named = self.f.vars.len();
+        if !self.names.contains_key(base) {
+            return base.to_string();
+        }
+        (1..).map(|k| format!("{base}_{k}")).find(|n| !self.names.contains_key(n)).expect("infinite iterator")
     }
 
     /// Adds `v` to `saved` (undone by a rollback).
@@ -322,7 +353,7 @@ impl<'p> Ad<'p> {
             return *a;
         }
         let var = self.f.var(v).clone();
-        let name = self.f.fresh_name(&format!("{}_b", var.name));
+        let name = self.fresh(&format!("{}_b", var.name));
         let a = self.f.add_var(name, var.ty, VarRole::Adjoint(v), var.span);
         self.adj.insert(v, a);
         self.journal.push(Added::Adj(v));
@@ -331,7 +362,7 @@ impl<'p> Ad<'p> {
 
     /// A scalar temporary; `private` when it lives inside one map iteration.
     pub fn temp(&mut self, base: &str, ty: Scalar, private: bool) -> VarId {
-        let name = self.f.fresh_name(base);
+        let name = self.fresh(base);
         let v = self.f.add_var(name, Type::Scalar(ty), VarRole::Temp, Span::NONE);
         if private {
             self.mark_private_ad(v);

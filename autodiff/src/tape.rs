@@ -77,7 +77,7 @@ impl Ad<'_> {
     /// A tape for one save site of `base` holding a region with axes `per_iter` (none for
     /// one value) per iteration of the current nest.
     fn site_tape(&mut self, base: &str, elem: Scalar, per_iter: &[Axis]) -> (SiteTape, Option<Expr>, bool) {
-        let name = self.f.fresh_name(&format!("{base}_tape"));
+        let name = self.fresh(&format!("{base}_tape"));
         match self.slot(per_iter) {
             Ok(slot) => {
                 let dims = slot.dims.clone();
@@ -289,7 +289,7 @@ impl Ad<'_> {
         while self.copy_idx.len() <= k {
             let n = self.copy_idx.len();
             let base = ["i", "j", "k", "l"].get(n).map(|s| s.to_string()).unwrap_or_else(|| format!("i{n}"));
-            let name = self.f.fresh_name(&base);
+            let name = self.fresh(&base);
             let v = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
             self.copy_idx.push(v);
         }
@@ -335,7 +335,7 @@ impl Ad<'_> {
     /// A local array with the type of `x`, allocated by the adjoint.
     pub fn local_like(&mut self, x: VarId, suffix: &str, role: VarRole) -> VarId {
         let var = self.f.var(x).clone();
-        let name = self.f.fresh_name(&format!("{}{suffix}", var.name));
+        let name = self.fresh(&format!("{}{suffix}", var.name));
         let t = self.f.add_var(name, var.ty, role, var.span);
         self.ad_allocs.push(t);
         t
