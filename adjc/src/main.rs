@@ -36,6 +36,25 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let args = cli::Cli::parse();
+    // Every stage recurses over expression trees, which long operator chains make deep
+    // (the frontends bound them, see `MAX_CHAIN`): run on a thread with a large stack,
+    // reserved, not committed, so that a 5,000-term sum cannot overflow it even in a
+    // debug build.
+    std::thread::scope(|s| {
+        let worker =
+            std::thread::Builder::new().name("adjc".into()).stack_size(STACK_SIZE).spawn_scoped(s, || run(&args));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread available: run on the main thread.
+            Err(_) => run(&args),
+        }
+    })
+}
+
+/// Stack of the thread that runs the command.
+const STACK_SIZE: usize = 1 << 30;
+
+fn run(args: &cli::Cli) -> ExitCode {
     let result = match &args.command {
         cli::Command::Transpile(t) => pipeline::run_transpile(t),
         cli::Command::Check(c) => check::run_check(c),

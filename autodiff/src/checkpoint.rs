@@ -416,7 +416,7 @@ impl Ad<'_> {
             dims.extend(var.ty.dims().iter().cloned());
             let ty = Type::Array { elem: var.ty.elem(), dims, layout: Layout::RowMajor };
             let suffix = if what == "state" { "ckpt" } else { "entry" };
-            let name = self.f.fresh_name(&format!("{}_{suffix}", var.name));
+            let name = self.fresh(&format!("{}_{suffix}", var.name));
             let snap = self.f.add_var(name.clone(), ty, VarRole::Tape, span);
             self.ad_allocs.push(snap);
             self.tapes.push(TapeInfo {
@@ -433,7 +433,7 @@ impl Ad<'_> {
             });
             if !var.ty.is_array() && !self.p.is_param(x) {
                 // A local scalar gets a value before the first snapshot reads it.
-                self.saved.insert(x);
+                self.mark_saved(x);
             }
             snaps.push(Snap { x, snap, outer: outer.1.clone() });
         }
@@ -465,7 +465,7 @@ impl Ad<'_> {
 
     /// A new integer variable of the transform.
     fn int_var(&mut self, base: &str, role: VarRole, span: Span) -> VarId {
-        let name = self.f.fresh_name(base);
+        let name = self.fresh(base);
         self.f.add_var(name, Type::Scalar(Scalar::I64), role, span)
     }
 
@@ -650,7 +650,7 @@ impl Ad<'_> {
             &format!("the reverse sweep runs the loop{line} again from here on Revolve's schedule"),
         );
         let at = {
-            let name = self.f.fresh_name(&format!("{tname}_snap_at"));
+            let name = self.fresh(&format!("{tname}_snap_at"));
             let ty =
                 Type::Array { elem: Scalar::I64, dims: vec![Dim::zero_based(Expr::int(ci))], layout: Layout::RowMajor };
             let at = self.f.add_var(name, ty, VarRole::Tape, span);

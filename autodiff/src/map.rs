@@ -182,7 +182,7 @@ impl Ad<'_> {
             for v in privates {
                 if self.is_active(v) {
                     let vb = self.adj_of(v);
-                    self.private_ad.insert(vb);
+                    self.mark_private_ad(vb);
                     body.push(Stmt::assign(Place::scalar(vb), zero(self.elem(v)), s.span));
                 }
             }

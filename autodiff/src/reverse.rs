@@ -106,21 +106,43 @@ pub(crate) struct Ad<'p> {
     pub checkpointed: Vec<LoopId>,
     /// Top-level loops a planner may checkpoint.
     pub checkpointable: Vec<CheckpointableLoop>,
+    /// For each primal variable, the spans of the statements whose adjoints read it, in
+    /// pre-order: built on the first [`Ad::readers`] query (one walk of the primal, not one
+    /// per save site).
+    pub readers_index: std::cell::OnceCell<BTreeMap<VarId, Vec<Span>>>,
+    /// What was added to `adj`, `saved`, `unswappable`, `clobbered` and `private_ad`, in
+    /// order, so that a [`Checkpoint`] is a few lengths and a rollback undoes only what
+    /// came after it (copying those sets at every map and top-level loop made the
+    /// transform quadratic in the size of the kernel).
+    journal: Vec<Added>,
+    /// Loop counters that only their own loop mentions (see [`crate::util::loop_local_vars`]).
+    pub loop_local: VarSet,
+    /// The names of `f.vars[..named]`, for [`Ad::fresh`] (kept in step lazily: variables
+    /// are only pushed, or truncated by a rollback).
+    /// (How many variables have each name: names may repeat.)
+    names: std::collections::HashMap<String, usize>,
+    named: usize,
+}
+
+/// One insertion into a set of [`Ad`] (these sets only grow between rollbacks).
+#[derive(Clone, Copy)]
+enum Added {
+    Adj(VarId),
+    Saved(VarId),
+    Unswappable(VarId),
+    Clobbered(VarId),
+    PrivateAd(VarId),
 }
 
 #[derive(Clone)]
 pub(crate) struct Checkpoint {
     nvars: usize,
-    adj: BTreeMap<VarId, VarId>,
-    saved: VarSet,
+    journal: usize,
     swaps: usize,
-    unswappable: VarSet,
     tapes: usize,
     recomputed: usize,
-    ad_allocs: Vec<VarId>,
-    clobbered: VarSet,
-    private_ad: VarSet,
-    copy_idx: Vec<VarId>,
+    ad_allocs: usize,
+    copy_idx: usize,
 }
 
 /// `old op value` for an accumulation, so that every accumulation but `+=` (whose adjoint
@@ -204,45 +226,113 @@ impl<'p> Ad<'p> {
             checkpoints: BTreeMap::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
+            readers_index: std::cell::OnceCell::new(),
+            journal: Vec::new(),
+            loop_local: crate::util::loop_local_vars(body),
+            names: std::collections::HashMap::new(),
+            named: 0,
         }
     }
 
     pub fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             nvars: self.f.vars.len(),
-            adj: self.adj.clone(),
-            saved: self.saved.clone(),
+            journal: self.journal.len(),
             swaps: self.swaps.len(),
-            unswappable: self.unswappable.clone(),
             tapes: self.tapes.len(),
             recomputed: self.recomputed.len(),
-            ad_allocs: self.ad_allocs.clone(),
-            clobbered: self.clobbered.clone(),
-            private_ad: self.private_ad.clone(),
-            copy_idx: self.copy_idx.clone(),
+            ad_allocs: self.ad_allocs.len(),
+            copy_idx: self.copy_idx.len(),
         }
     }
 
+    /// Back to the state of `c` (`ad_allocs` and `copy_idx` only grow by pushes).
     pub fn rollback(&mut self, c: Checkpoint) {
+        if self.named > c.nvars {
+            for v in &self.f.vars[c.nvars..self.named] {
+                if let Some(n) = self.names.get_mut(&v.name) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.names.remove(&v.name);
+                    }
+                }
+            }
+            self.named = c.nvars;
+        }
         self.f.vars.truncate(c.nvars);
-        self.adj = c.adj;
-        self.saved = c.saved;
+        for added in self.journal.drain(c.journal..).rev() {
+            match added {
+                Added::Adj(v) => {
+                    self.adj.remove(&v);
+                }
+                Added::Saved(v) => {
+                    self.saved.remove(&v);
+                }
+                Added::Unswappable(v) => {
+                    self.unswappable.remove(&v);
+                }
+                Added::Clobbered(v) => {
+                    self.clobbered.remove(&v);
+                }
+                Added::PrivateAd(v) => {
+                    self.private_ad.remove(&v);
+                }
+            }
+        }
         self.swaps.truncate(c.swaps);
-        self.unswappable = c.unswappable;
         self.tapes.truncate(c.tapes);
         self.recomputed.truncate(c.recomputed);
-        self.ad_allocs = c.ad_allocs;
-        self.clobbered = c.clobbered;
-        self.private_ad = c.private_ad;
-        self.copy_idx = c.copy_idx;
+        self.ad_allocs.truncate(c.ad_allocs);
+        self.copy_idx.truncate(c.copy_idx);
         self.map_entry.clear();
+    }
+
+    /// `self.f.fresh_name(base)` without a scan of every variable per call: `base`, else
+    /// `base_k` for the smallest `k >= 1` no variable has.
+    pub fn fresh(&mut self, base: &str) -> String {
+        for v in &self.f.vars[self.named..] {
+            *self.names.entry(v.name.clone()).or_default() += 1;
+        }
+        self.named = self.f.vars.len();
+        if !self.names.contains_key(base) {
+            return base.to_string();
+        }
+        (1..).map(|k| format!("{base}_{k}")).find(|n| !self.names.contains_key(n)).expect("infinite iterator")
+    }
+
+    /// Adds `v` to `saved` (undone by a rollback).
+    pub fn mark_saved(&mut self, v: VarId) {
+        if self.saved.insert(v) {
+            self.journal.push(Added::Saved(v));
+        }
+    }
+
+    /// Adds `v` to `unswappable` (undone by a rollback).
+    pub fn mark_unswappable(&mut self, v: VarId) {
+        if self.unswappable.insert(v) {
+            self.journal.push(Added::Unswappable(v));
+        }
+    }
+
+    /// Adds `v` to `clobbered` (undone by a rollback).
+    pub fn mark_clobbered(&mut self, v: VarId) {
+        if self.clobbered.insert(v) {
+            self.journal.push(Added::Clobbered(v));
+        }
+    }
+
+    /// Adds `v` to `private_ad` (undone by a rollback).
+    pub fn mark_private_ad(&mut self, v: VarId) {
+        if self.private_ad.insert(v) {
+            self.journal.push(Added::PrivateAd(v));
+        }
     }
 
     /// Records that the reverse sweep changes primal variable `v` (other than by a
     /// restore that can keep its forward result, see [`Swap`]).
     pub fn clobber(&mut self, v: VarId) {
-        self.clobbered.insert(v);
-        self.unswappable.insert(v);
+        self.mark_clobbered(v);
+        self.mark_unswappable(v);
     }
 
     pub fn elem(&self, v: VarId) -> Scalar {
@@ -263,18 +353,19 @@ impl<'p> Ad<'p> {
             return *a;
         }
         let var = self.f.var(v).clone();
-        let name = self.f.fresh_name(&format!("{}_b", var.name));
+        let name = self.fresh(&format!("{}_b", var.name));
         let a = self.f.add_var(name, var.ty, VarRole::Adjoint(v), var.span);
         self.adj.insert(v, a);
+        self.journal.push(Added::Adj(v));
         a
     }
 
     /// A scalar temporary; `private` when it lives inside one map iteration.
     pub fn temp(&mut self, base: &str, ty: Scalar, private: bool) -> VarId {
-        let name = self.f.fresh_name(base);
+        let name = self.fresh(base);
         let v = self.f.add_var(name, Type::Scalar(ty), VarRole::Temp, Span::NONE);
         if private {
-            self.private_ad.insert(v);
+            self.mark_private_ad(v);
         }
         v
     }
@@ -393,6 +484,11 @@ impl<'p> Ad<'p> {
                     if self.checkpointing_of(s).is_some() {
                         let w = block_writes(&l.body);
                         live.extend(crate::util::block_reads(&l.body).into_iter().filter(|v| !w.contains(v)));
+                    } else if self.loop_local.contains(&l.var) {
+                        // Nothing after the loop mentions its counter (the reversed loop sets
+                        // it again): dropping it keeps the live set from growing by one
+                        // counter per loop, which made long kernels quadratic.
+                        live.remove(&l.var);
                     }
                 }
             },
@@ -515,8 +611,7 @@ impl<'p> Ad<'p> {
     }
 
     pub fn rev_stmt(&mut self, s: &Stmt, env: Env, live: &mut VarSet) -> R<(Block, Block)> {
-        let pre = live.clone();
-        let out = self.rev_stmt_at(s, env, &pre)?;
+        let out = self.rev_stmt_at(s, env, live)?;
         self.flow_stmt(s, live);
         Ok(out)
     }

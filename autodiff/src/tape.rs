@@ -32,6 +32,7 @@ use crate::report::{TapeInfo, TapeKind};
 use crate::reverse::Ad;
 use crate::util::{at_line, write_places};
 use adjc_ir::*;
+use std::collections::BTreeMap;
 
 /// The part of an array a map overwrites, as the copy loops see it.
 struct Region {
@@ -76,7 +77,7 @@ impl Ad<'_> {
     /// A tape for one save site of `base` holding a region with axes `per_iter` (none for
     /// one value) per iteration of the current nest.
     fn site_tape(&mut self, base: &str, elem: Scalar, per_iter: &[Axis]) -> (SiteTape, Option<Expr>, bool) {
-        let name = self.f.fresh_name(&format!("{base}_tape"));
+        let name = self.fresh(&format!("{base}_tape"));
         match self.slot(per_iter) {
             Ok(slot) => {
                 let dims = slot.dims.clone();
@@ -116,7 +117,7 @@ impl Ad<'_> {
     pub fn save_place(&mut self, place: &Place, span: Span) -> (Stmt, Stmt) {
         let ty = self.elem(place.var);
         let what = self.what_place(place);
-        self.saved.insert(place.var);
+        self.mark_saved(place.var);
         let base = self.name(place.var);
         let (site, elems, exact) = self.site_tape(&base, ty, &[]);
         let kind = self.kind_of(&site);
@@ -197,13 +198,13 @@ impl Ad<'_> {
     /// exact (the last iteration's slot holds the last values) or every iteration saves
     /// different elements (every slot does).
     fn offer_swap(&mut self, x: VarId, site: &SiteTape, dims: &[MapDim], elem: &[Expr], span: Span) {
-        self.clobbered.insert(x);
+        self.mark_clobbered(x);
         let SiteTape::Slots { tape, index, .. } = site else {
-            self.unswappable.insert(x);
+            self.mark_unswappable(x);
             return;
         };
         if self.cond_depth > 0 {
-            self.unswappable.insert(x);
+            self.mark_unswappable(x);
             return;
         }
         let ty = self.elem(x);
@@ -276,7 +277,7 @@ impl Ad<'_> {
                 }
             }
             _ => {
-                self.unswappable.insert(x);
+                self.mark_unswappable(x);
                 return;
             }
         };
@@ -288,7 +289,7 @@ impl Ad<'_> {
         while self.copy_idx.len() <= k {
             let n = self.copy_idx.len();
             let base = ["i", "j", "k", "l"].get(n).map(|s| s.to_string()).unwrap_or_else(|| format!("i{n}"));
-            let name = self.f.fresh_name(&base);
+            let name = self.fresh(&base);
             let v = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
             self.copy_idx.push(v);
         }
@@ -334,7 +335,7 @@ impl Ad<'_> {
     /// A local array with the type of `x`, allocated by the adjoint.
     pub fn local_like(&mut self, x: VarId, suffix: &str, role: VarRole) -> VarId {
         let var = self.f.var(x).clone();
-        let name = self.f.fresh_name(&format!("{}{suffix}", var.name));
+        let name = self.fresh(&format!("{}{suffix}", var.name));
         let t = self.f.add_var(name, var.ty, role, var.span);
         self.ad_allocs.push(t);
         t
@@ -346,7 +347,7 @@ impl Ad<'_> {
             let (push, pop) = self.save_place(&Place::scalar(x), s.span);
             return (vec![push], vec![pop]);
         }
-        self.saved.insert(x);
+        self.mark_saved(x);
         let ty = self.elem(x);
         let bx = self.write_box(x, m);
         let region = self.region(x, m, &bx);
@@ -634,24 +635,15 @@ impl Ad<'_> {
     /// source, or in the loops around it).
     pub fn readers(&self, x: VarId, span: Span) -> String {
         let outer = self.nest.first().map(|f| f.span).unwrap_or(span);
-        let mut lines: Vec<u32> = Vec::new();
-        let relevant = |t: &Stmt| {
-            t.span.start <= span.start || (t.span.start >= outer.start && t.span.start < outer.end.max(outer.start + 1))
-        };
-        walk_stmts(&self.p.body, &mut |t| {
-            let reads = match &t.kind {
-                StmtKind::Assign { target, value } => self.ar_write(target, value).contains(&x),
-                StmtKind::Accumulate { target, op, value, .. } => {
-                    self.ar_write(target, &self.effective_value(target, *op, value)).contains(&x)
-                }
-                StmtKind::Loop(_) => self.active_nest(t).is_some_and(|n| self.ar_minmax(&n).contains(&x)),
-                _ => false,
-            };
-            if reads && relevant(t) && !t.span.is_none() && !lines.contains(&t.span.line) {
-                lines.push(t.span.line);
-            }
-        });
+        let relevant =
+            |t: &Span| t.start <= span.start || (t.start >= outer.start && t.start < outer.end.max(outer.start + 1));
+        let index = self.readers_index.get_or_init(|| self.build_readers_index());
+        let mut lines: Vec<u32> = index
+            .get(&x)
+            .map(|spans| spans.iter().filter(|t| relevant(t)).map(|t| t.line).collect())
+            .unwrap_or_default();
         lines.sort_unstable();
+        lines.dedup();
         match lines.as_slice() {
             [] => "read by the reverse sweep".into(),
             [l] => format!("read by the adjoint of line {l}"),
@@ -660,5 +652,27 @@ impl Ad<'_> {
                 format!("read by the adjoints of lines {}", ls.join(", "))
             }
         }
+    }
+
+    /// Every primal variable with the spans of the statements whose adjoints read it.
+    fn build_readers_index(&self) -> BTreeMap<VarId, Vec<Span>> {
+        let mut index: BTreeMap<VarId, Vec<Span>> = BTreeMap::new();
+        walk_stmts(&self.p.body, &mut |t| {
+            if t.span.is_none() {
+                return;
+            }
+            let reads = match &t.kind {
+                StmtKind::Assign { target, value } => self.ar_write(target, value),
+                StmtKind::Accumulate { target, op, value, .. } => {
+                    self.ar_write(target, &self.effective_value(target, *op, value))
+                }
+                StmtKind::Loop(_) => self.active_nest(t).map(|n| self.ar_minmax(&n)).unwrap_or_default(),
+                _ => return,
+            };
+            for x in reads {
+                index.entry(x).or_default().push(t.span);
+            }
+        });
+        index
     }
 }

@@ -2,7 +2,7 @@
 //! comparison, typed constants.
 
 use adjc_ir::{Block, Expr, ExprKind, Intrinsic, Place, Scalar, Span, Stmt, StmtKind, VarId};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Variable sets are ordered so that every decision taken from them is deterministic.
 pub(crate) type VarSet = BTreeSet<VarId>;
@@ -172,4 +172,55 @@ pub(crate) fn stmt_mentions(s: &Stmt, v: VarId) -> bool {
             _ => false,
         };
     direct || s.blocks().iter().any(|b| b.iter().any(|t| stmt_mentions(t, v)))
+}
+
+/// Counters of loops that nothing outside their own loop mentions (each the counter of one
+/// loop only, as the Python frontend makes them; Fortran's `i` of several `do` loops is not).
+pub(crate) fn loop_local_vars(body: &Block) -> VarSet {
+    fn walk(b: &Block, around: &mut Vec<VarId>, loops: &mut BTreeMap<VarId, usize>, outside: &mut VarSet) {
+        for s in b {
+            let mut direct = reads_direct(s);
+            direct.extend(s.written_var());
+            match &s.kind {
+                StmtKind::Push { tape, .. } | StmtKind::Pop { tape, .. } => {
+                    direct.insert(*tape);
+                }
+                StmtKind::Alloc(x) | StmtKind::Free(x) => {
+                    direct.insert(*x);
+                }
+                _ => {}
+            }
+            if let StmtKind::Loop(l) = &s.kind {
+                *loops.entry(l.var).or_default() += 1;
+                around.push(l.var);
+            }
+            outside.extend(direct.into_iter().filter(|v| !around.contains(v)));
+            for inner in s.blocks() {
+                walk(inner, around, loops, outside);
+            }
+            if let StmtKind::Loop(_) = &s.kind {
+                around.pop();
+            }
+        }
+    }
+    let (mut loops, mut outside) = (BTreeMap::new(), VarSet::new());
+    walk(body, &mut Vec::new(), &mut loops, &mut outside);
+    loops.into_iter().filter(|(v, n)| *n == 1 && !outside.contains(v)).map(|(v, _)| v).collect()
+}
+
+/// The variables `s` itself reads (not its nested blocks).
+fn reads_direct(s: &Stmt) -> VarSet {
+    let mut out = VarSet::new();
+    s.exprs(&mut |e| out.extend(e.vars()));
+    match &s.kind {
+        StmtKind::Accumulate { target, .. } => {
+            out.insert(target.var);
+        }
+        StmtKind::Call(c) => {
+            out.extend(c.args.iter().copied());
+            out.insert(c.out);
+        }
+        _ => {}
+    }
+    out
 }

@@ -7,9 +7,16 @@ use adjc_frontend::{lower_fortran, lower_fortran_sources, FortranOptions, Fortra
 mod rng;
 use rng::Rng;
 
+/// On a thread with a large stack, as `adjc` runs every stage (long operator chains make
+/// deep, left-leaning expression trees).
 fn check(src: &str) {
-    check_form(src, false);
-    check_form(src, true);
+    std::thread::scope(|s| {
+        let run = || {
+            check_form(src, false);
+            check_form(src, true);
+        };
+        std::thread::Builder::new().stack_size(1 << 30).spawn_scoped(s, run).unwrap().join().unwrap()
+    })
 }
 
 fn check_form(src: &str, fixed_form: bool) {
@@ -202,6 +209,10 @@ fn deep_nesting_is_rejected_not_overflowed() {
     let deep_expr =
         format!("subroutine k(x)\n  real(8) :: x\n  x = {}x{}\nend subroutine\n", "(".repeat(3000), ")".repeat(3000));
     check(&deep_expr);
+    for n in [3000, 6000] {
+        let terms = vec!["x"; n].join(" + &\n  ");
+        check(&format!("subroutine k(x, y)\n  real(8) :: x, y\n  y = {terms}\nend subroutine\n"));
+    }
     let mut deep_loops = String::from("subroutine k(n, x)\n  integer :: n\n  real(8) :: x\n");
     for _ in 0..1500 {
         deep_loops.push_str("if (x > 0) then\n");

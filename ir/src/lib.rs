@@ -373,14 +373,39 @@ impl Function {
         self.param(id).is_some()
     }
     /// A variable name not used yet in this function, derived from `base`.
+    ///
+    /// `base` itself if free, else `base_k` for the smallest `k >= 1` not taken. One pass
+    /// over the variables (this is called once per variable the transform creates, so a
+    /// probe per candidate `k` would make large kernels quadratic in the number of tapes).
     pub fn fresh_name(&self, base: &str) -> String {
-        if !self.vars.iter().any(|v| v.name == base) {
+        let mut base_taken = false;
+        let mut taken: Vec<u64> = Vec::new();
+        for v in &self.vars {
+            let Some(rest) = v.name.strip_prefix(base) else { continue };
+            if rest.is_empty() {
+                base_taken = true;
+            } else if let Some(k) = rest.strip_prefix('_') {
+                // Only the canonical spelling of k (what `format!` writes) can collide.
+                let canonical = !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && !k.starts_with('0');
+                if let (true, Ok(k)) = (canonical, k.parse::<u64>()) {
+                    taken.push(k);
+                }
+            }
+        }
+        if !base_taken {
             return base.to_string();
         }
-        (1..)
-            .map(|k| format!("{base}_{k}"))
-            .find(|n| !self.vars.iter().any(|v| &v.name == n))
-            .expect("infinite iterator")
+        taken.sort_unstable();
+        taken.dedup();
+        let mut k = 1;
+        for t in taken {
+            if t == k {
+                k += 1;
+            } else if t > k {
+                break;
+            }
+        }
+        format!("{base}_{k}")
     }
 }
 
@@ -908,3 +933,29 @@ impl Stmt {
 }
 
 pub type Block = Vec<Stmt>;
+
+#[cfg(test)]
+mod fresh_name_tests {
+    use super::*;
+
+    fn with(names: &[&str]) -> Function {
+        let mut f = Function::empty("k", Span::NONE);
+        for n in names {
+            f.add_var(*n, Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
+        }
+        f
+    }
+
+    #[test]
+    fn fresh_name_takes_the_smallest_free_suffix() {
+        assert_eq!(with(&[]).fresh_name("x"), "x");
+        assert_eq!(with(&["x_1", "xy"]).fresh_name("x"), "x");
+        assert_eq!(with(&["x"]).fresh_name("x"), "x_1");
+        assert_eq!(with(&["x", "x_1", "x_2", "x_4"]).fresh_name("x"), "x_3");
+        assert_eq!(with(&["x_2", "x", "x_1", "x_3"]).fresh_name("x"), "x_4");
+        // Names that only look like a suffix do not take one.
+        assert_eq!(with(&["x", "x_01", "x_1a", "x__1", "x_"]).fresh_name("x"), "x_1");
+        assert_eq!(with(&["x", "x_1", "x_1_1"]).fresh_name("x_1"), "x_1_2");
+        assert_eq!(with(&["x_b", "x_b_1", "x_b_b"]).fresh_name("x_b"), "x_b_2");
+    }
+}

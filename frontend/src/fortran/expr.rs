@@ -6,7 +6,7 @@
 //! valid in the second case and are indexed `lower + offset * stride` there.
 
 use super::decl::colon_parts;
-use super::lower::{Binding, Lowerer, MAX_DEPTH, R};
+use super::lower::{Binding, Lowerer, MAX_CHAIN, MAX_DEPTH, R};
 use super::scan::ProcKind;
 use super::syntax::{children, named};
 use crate::sym::canon;
@@ -50,14 +50,41 @@ pub fn promote(a: Expr, b: Expr) -> (Expr, Expr) {
 
 impl<'s, 't> Lowerer<'s, 't> {
     pub fn expr(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return Err(self.err(n, "expression nested too deeply"));
-        }
+        let link = self.enter(n)?;
         let r = self.expr_inner(n, el);
-        self.depth -= 1;
+        self.leave(link);
         r.map(|e| if e.span.is_none() { e.with_span(self.sp(n)) } else { e })
+    }
+
+    /// Counts one more level of nesting for `n`, or, when `n` is the left operand of a
+    /// binary operator and a binary operator itself (the left spine of `a + b + c + ...`),
+    /// one more chain link (see [`MAX_CHAIN`]): a long sum is flat to its author. Whether
+    /// it is a link was set by the caller (`chain_link`). Returns which was counted.
+    fn enter(&mut self, n: Node<'t>) -> R<bool> {
+        let link = std::mem::take(&mut self.chain_link) && n.kind() == "math_expression";
+        if link {
+            if self.chain >= MAX_CHAIN {
+                return Err(self
+                    .err(n, format!("expression too long: more than {MAX_CHAIN} chained operators"))
+                    .with_help("split it into several statements (`s = ...` then `s = s + ...`)"));
+            }
+            self.chain += 1;
+        } else {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                self.depth -= 1;
+                return Err(self.err(n, "expression nested too deeply"));
+            }
+        }
+        Ok(link)
+    }
+
+    fn leave(&mut self, link: bool) {
+        if link {
+            self.chain -= 1;
+        } else {
+            self.depth -= 1;
+        }
     }
 
     pub fn int_expr(&mut self, n: Node<'t>) -> R<Expr> {
@@ -131,6 +158,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return Err(self.err(n, "cannot read this expression"));
                 };
                 let op = self.text(*op).to_string();
+                self.chain_link = true;
                 let x = self.expr(*a, el)?;
                 let y = self.expr(*b, el)?;
                 self.arith(n, &op, x, y)
@@ -416,13 +444,9 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// The extents of an array-valued expression, `None` for a scalar.
     pub fn shape_of(&mut self, n: Node<'t>) -> R<Option<Vec<Expr>>> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return Err(self.err(n, "expression nested too deeply"));
-        }
+        let link = self.enter(n)?;
         let r = self.shape_inner(n);
-        self.depth -= 1;
+        self.leave(link);
         r
     }
 
@@ -440,7 +464,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             | "relational_expression"
             | "logical_expression" => {
                 let mut shape: Option<Vec<Expr>> = None;
-                for c in named(n) {
+                for (k, c) in named(n).into_iter().enumerate() {
+                    self.chain_link = k == 0 && n.kind() == "math_expression";
                     if let Some(s) = self.shape_of(c)? {
                         match &shape {
                             Some(prev) if prev.len() != s.len() => return Err(self.rank_error(c, s.len(), prev.len())),

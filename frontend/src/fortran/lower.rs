@@ -38,6 +38,10 @@ pub struct Lowerer<'s, 't> {
     /// The span of the statement being lowered.
     pub span: Span,
     pub depth: usize,
+    /// Chain links on the path to the expression being lowered (see `MAX_CHAIN`), and
+    /// whether the next expression entered is one.
+    pub chain: usize,
+    pub chain_link: bool,
     /// How many maps (array statements, parallel reductions) enclose the statements
     /// being emitted: reductions inside them become sequential loops.
     pub map_depth: usize,
@@ -81,6 +85,8 @@ pub struct Spec<'t> {
 
 /// Nesting deeper than this is reported instead of risking the stack.
 pub const MAX_DEPTH: usize = 400;
+/// Left-spine links of binary operators on one path (see `Lowerer::enter`).
+pub const MAX_CHAIN: usize = 5_000;
 
 pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
     let mut lw = Lowerer {
@@ -105,6 +111,8 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         ret: None,
         span: proc.name_span,
         depth: 0,
+        chain: 0,
+        chain_link: false,
         map_depth: 0,
         reduce_value: None,
         inline_depth: 0,

@@ -10,6 +10,13 @@ use tree_sitter::{Node, Parser};
 /// Deeper nesting than this is rejected rather than risking the stack.
 const MAX_DEPTH: usize = 200;
 
+/// Left operands of binary operators that are binary operators themselves (the left spine
+/// of `x[0] + x[1] + ... + x[n]`) do not count as nesting for [`MAX_DEPTH`]: a long sum is
+/// flat to its author. They are bounded on their own, along any path from the root, so
+/// that the (left-deep) expression trees every later stage recurses on stay shallow
+/// enough for the stack.
+pub(crate) const MAX_CHAIN: usize = 5_000;
+
 pub fn parse_module(source: &str) -> Result<ModuleAst, Diagnostic> {
     let mut parser = Parser::new();
     parser
@@ -19,7 +26,7 @@ pub fn parse_module(source: &str) -> Result<ModuleAst, Diagnostic> {
         .parse(source, None)
         .ok_or_else(|| Diagnostic::error(Span::NONE, "the Python parser gave up on this file"))?;
     let root = tree.root_node();
-    let cx = Cx { src: source };
+    let cx = Cx { src: source, chain: std::cell::Cell::new(0) };
     if let Some(bad) = first_error(root) {
         let d = cx.syntax_error(bad);
         // An indentation error usually derails the grammar further on: report it first.
@@ -56,6 +63,8 @@ fn first_error(root: Node) -> Option<Node> {
 
 struct Cx<'s> {
     src: &'s str,
+    /// Left-spine links on the path to the expression being read (see [`MAX_CHAIN`]).
+    chain: std::cell::Cell<usize>,
 }
 
 fn children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
@@ -435,6 +444,25 @@ impl<'s> Cx<'s> {
         }
     }
 
+    /// The left operand of binary operator `n` at nesting `depth`: a binary operator there
+    /// continues the chain at the same depth (see [`MAX_CHAIN`]).
+    fn left_operand(&self, n: Node, depth: usize) -> Result<Box<Ex>, Diagnostic> {
+        match n.child_by_field_name("left") {
+            Some(c) if c.kind() == "binary_operator" => {
+                if self.chain.get() >= MAX_CHAIN {
+                    return Err(self
+                        .err(c, format!("expression too long: more than {MAX_CHAIN} chained operators"))
+                        .with_help("split it into several statements (`s = ...` then `s += ...`)"));
+                }
+                self.chain.set(self.chain.get() + 1);
+                let l = self.expr(c, depth);
+                self.chain.set(self.chain.get() - 1);
+                Ok(Box::new(l?))
+            }
+            c => self.sub(c, n, depth + 1),
+        }
+    }
+
     fn expr(&self, n: Node, depth: usize) -> Result<Ex, Diagnostic> {
         if depth > MAX_DEPTH {
             return Err(self.err(n, "expression nested too deeply"));
@@ -524,7 +552,7 @@ impl<'s> Cx<'s> {
                     "^" => BinOpAst::BitXor,
                     other => return Err(self.err(n, format!("the operator `{other}` is not supported"))),
                 };
-                let l = self.sub(n.child_by_field_name("left"), n, d)?;
+                let l = self.left_operand(n, depth)?;
                 let r = self.sub(n.child_by_field_name("right"), n, d)?;
                 ExKind::Bin(op, l, r)
             }
@@ -672,7 +700,7 @@ pub fn parse_expr_text(text: &str) -> Result<Ex, String> {
         if first_error(root).is_some() {
             return Err(format!("cannot parse `{text}`"));
         }
-        let cx = Cx { src: &src };
+        let cx = Cx { src: &src, chain: std::cell::Cell::new(0) };
         let stmt = named(root).into_iter().next().ok_or("empty")?;
         let assign = named(stmt).into_iter().next().ok_or("empty")?;
         let right = assign.child_by_field_name("right").ok_or_else(|| format!("cannot parse `{text}`"))?;
