@@ -64,7 +64,7 @@ impl LoopRange {
 /// The largest (`upper`) or smallest value of `e` while the loops run (outermost first),
 /// as an expression of variables accepted by `fixed`; `None` when `e` cannot be bounded.
 pub fn bound(e: &Expr, loops: &[LoopRange], upper: bool, fixed: &dyn Fn(VarId) -> bool) -> Option<Expr> {
-    bound_depth(e, loops, upper, fixed, &|_| false, 0)
+    bound_depth(e, loops, upper, &Known { fixed, nonneg: &|_| false }, 0)
 }
 
 /// [`bound`], knowing which fixed variables are never negative (array extents), so that a
@@ -76,7 +76,14 @@ pub fn bound_nonneg(
     fixed: &dyn Fn(VarId) -> bool,
     nonneg: &dyn Fn(VarId) -> bool,
 ) -> Option<Expr> {
-    bound_depth(e, loops, upper, fixed, nonneg, 0)
+    bound_depth(e, loops, upper, &Known { fixed, nonneg }, 0)
+}
+
+/// What the bounding may assume of variables that are not loop variables: `fixed` ones keep
+/// their value for the whole call (parameters), `nonneg` ones are never negative (extents).
+struct Known<'a> {
+    fixed: &'a dyn Fn(VarId) -> bool,
+    nonneg: &'a dyn Fn(VarId) -> bool,
 }
 
 /// Recursion guard for hostile input (bounds of bounds of ...).
@@ -86,21 +93,14 @@ fn is_loop_var(loops: &[LoopRange], v: VarId) -> Option<usize> {
     loops.iter().position(|l| l.var == v)
 }
 
-fn bound_depth(
-    e: &Expr,
-    loops: &[LoopRange],
-    upper: bool,
-    fixed: &dyn Fn(VarId) -> bool,
-    nonneg: &dyn Fn(VarId) -> bool,
-    depth: usize,
-) -> Option<Expr> {
+fn bound_depth(e: &Expr, loops: &[LoopRange], upper: bool, known: &Known, depth: usize) -> Option<Expr> {
     if depth > MAX_DEPTH || e.ty != Scalar::I64 {
         return None;
     }
     // Fortran's `mod(a, k)`, lowered as `a - (a / k) * k`, lies in `[0, k - 1]` for `a >= 0`.
     let e = &e.rewrite(&mut |x| match truncated_mod(&x) {
         Some((a, k)) => {
-            let low = bound_depth(a, loops, false, fixed, nonneg, depth + 1);
+            let low = bound_depth(a, loops, false, known, depth + 1);
             if low.and_then(|l| l.as_int()).is_some_and(|l| l >= 0) {
                 Expr::binary(BinOp::Mod, a.clone(), Expr::int(k))
             } else {
@@ -113,7 +113,7 @@ fn bound_depth(
     // Innermost loop first: its bounds may mention outer loop variables, which are
     // eliminated later.
     for k in (0..=loops.len()).rev() {
-        lin = bound_opaque(lin, &loops[..k], upper, fixed, nonneg, depth)?;
+        lin = bound_opaque(lin, &loops[..k], upper, known, depth)?;
         if k == 0 {
             break;
         }
@@ -124,21 +124,14 @@ fn bound_depth(
             lin = lin.add(&Lin::from_expr(end).scale(c)?)?;
         }
     }
-    if lin.vars().iter().any(|v| is_loop_var(loops, *v).is_some() || !fixed(*v)) {
+    if lin.vars().iter().any(|v| is_loop_var(loops, *v).is_some() || !(known.fixed)(*v)) {
         return None;
     }
     Some(lin.to_expr())
 }
 
 /// Replaces each non-linear atom that mentions a variable of `loops` by its bound.
-fn bound_opaque(
-    mut lin: Lin,
-    loops: &[LoopRange],
-    upper: bool,
-    fixed: &dyn Fn(VarId) -> bool,
-    nonneg: &dyn Fn(VarId) -> bool,
-    depth: usize,
-) -> Option<Lin> {
+fn bound_opaque(mut lin: Lin, loops: &[LoopRange], upper: bool, known: &Known, depth: usize) -> Option<Lin> {
     let atoms = lin.opaque_terms();
     if atoms.iter().all(|(a, _)| !a.vars().iter().any(|v| is_loop_var(loops, *v).is_some())) {
         return Some(lin);
@@ -146,7 +139,7 @@ fn bound_opaque(
     lin.drop_opaque();
     for (a, k) in atoms {
         let b = if a.vars().iter().any(|v| is_loop_var(loops, *v).is_some()) {
-            bound_atom(&a, loops, (k > 0) == upper, fixed, nonneg, depth + 1)?
+            bound_atom(&a, loops, (k > 0) == upper, known, depth + 1)?
         } else {
             a
         };
@@ -156,16 +149,9 @@ fn bound_opaque(
 }
 
 /// Interval rules for the non-linear forms indices take.
-fn bound_atom(
-    e: &Expr,
-    loops: &[LoopRange],
-    upper: bool,
-    fixed: &dyn Fn(VarId) -> bool,
-    nonneg: &dyn Fn(VarId) -> bool,
-    depth: usize,
-) -> Option<Expr> {
-    let rec = |x: &Expr, up: bool| bound_depth(x, loops, up, fixed, nonneg, depth + 1);
-    let free_of_loops = |x: &Expr| x.vars().iter().all(|v| is_loop_var(loops, *v).is_none() && fixed(*v));
+fn bound_atom(e: &Expr, loops: &[LoopRange], upper: bool, known: &Known, depth: usize) -> Option<Expr> {
+    let rec = |x: &Expr, up: bool| bound_depth(x, loops, up, known, depth + 1);
+    let free_of_loops = |x: &Expr| x.vars().iter().all(|v| is_loop_var(loops, *v).is_none() && (known.fixed)(*v));
     match &e.kind {
         // Monotone in `a` for a positive divisor (a divisor made of sizes, as reshapes
         // give, is taken to be positive: Python raises ZeroDivisionError otherwise).
@@ -190,7 +176,10 @@ fn bound_atom(
         // `a * N` with `N` a product of extents: monotone in `a`; the bound is distributed
         // (`(M - 1) * N` as `M * N - N`) so that it compares with other products.
         ExprKind::Binary(BinOp::Mul, a, b) | ExprKind::Binary(BinOp::Mul, b, a)
-            if free_of_loops(b) && !b.vars().is_empty() && b.vars().iter().all(|v| nonneg(*v)) && is_product(b) =>
+            if free_of_loops(b)
+                && !b.vars().is_empty()
+                && b.vars().iter().all(|v| (known.nonneg)(*v))
+                && is_product(b) =>
         {
             let ba = Lin::from_expr(&rec(a, upper)?);
             let mut acc = Expr::int(ba.c).mul((**b).clone());
