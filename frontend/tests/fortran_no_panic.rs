@@ -241,8 +241,12 @@ fn huge_line_marker_does_not_abort() {
     // The same in the second file, after a marker naming an included file.
     let first = format!("# 1 \"m.f90\"\nmodule m\nend module m\n");
     let second = format!("# 1 \"k.F90\"\n# 1 \"inc.h\"\n# 3000000000 \"inc.h\"\n{body}");
-    let e = lower_fortran_sources(&[src("k.F90", second.clone()), src("m.f90", first)], &FortranOptions::default(), &include)
-        .expect_err("a huge line marker is an error");
+    let e = lower_fortran_sources(
+        &[src("k.F90", second.clone()), src("m.f90", first)],
+        &FortranOptions::default(),
+        &include,
+    )
+    .expect_err("a huge line marker is an error");
     assert_eq!((e.file.as_str(), e.diag.span.line), ("inc.h", 1), "{}", e.render());
     // At the bound it lowers, and the module's source quotes the lines at their numbers.
     let text = format!("# 1000000 \"k.F90\"\n{body}");

@@ -4,8 +4,8 @@
 //! diagnostics and the IR's spans point at what the user wrote, not at the assembled text.
 
 use super::fixed;
-use std::collections::BTreeMap;
 use adjc_ir::{Diagnostic, Expr, ExprKind, Function, Span, Stmt, StmtKind};
+use std::collections::BTreeMap;
 
 /// A Fortran source file as the frontend receives it (the caller reads files and runs the
 /// preprocessor; the frontend stays pure).
