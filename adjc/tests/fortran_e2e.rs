@@ -259,3 +259,24 @@ fn matmul_and_dot_product_are_blas_calls_in_both_sweeps() {
         }
     }
 }
+
+/// Generated-program finding (tests/gen/findings/reversed_strided_section_empty_asan.f90):
+/// the trip count of `y(n:1:-2)` was `(1 - n) / -2 + 1` in C, whose division truncates, so
+/// at n = 0 the empty section had one element and wrote `y(0)` (ASan: global-buffer-overflow;
+/// without the sanitizer the check driver failed). Sections and `do` loops with non-unit
+/// steps, forward and reversed, at the sizes where they are empty or partly so, under the
+/// sanitizers and against gfortran.
+#[test]
+fn strided_sections_are_empty_when_fortran_says_so() {
+    for n in 0..=3 {
+        let size = format!("n={n}");
+        let out = adjc(&["check", "examples/fortran/strided_sections.f90", "--sizes", &size, "--sanitize"]);
+        let t = text(&out);
+        assert!(out.status.success(), "n = {n}:\n{t}");
+        assert!(t.contains("check passed"), "n = {n}:\n{t}");
+        if have_gfortran() {
+            let compared = t.lines().filter(|l| l.contains("forward vs gfortran:") && l.trim_end().ends_with("ok"));
+            assert_eq!(compared.count(), 4, "n = {n}: x, y, z and res are compared with gfortran:\n{t}");
+        }
+    }
+}

@@ -228,19 +228,39 @@ fn deep_nesting_is_rejected_not_overflowed() {
 /// Fuzz finding (fuzz/regressions/fortran_frontend/line_marker_oom): preprocessor output
 /// whose line marker names a huge line (`#line 2000000000` in a `.F90`) made the frontend
 /// allocate one string per line up to it and abort (`memory allocation of 48000000000 bytes
-/// failed`). It must be a diagnostic or a result, quickly. Ignored until the frontend is
-/// fixed (it aborts the whole test binary today): `cargo test -p adjc-frontend --test
-/// fortran_no_panic -- --ignored`.
+/// failed`). Now a marker beyond `MAX_LINE` is an error located at the marker, and one just
+/// below it (in the second of two files too) lowers, quickly.
 #[test]
-#[ignore = "known bug: huge cpp line markers abort the Fortran frontend (tests/gen/findings/line_marker_oom.F90)"]
 fn huge_line_marker_does_not_abort() {
-    let src = FortranSource {
-        name: "k.F90".into(),
-        text: "# 2000000000 \"k.F90\"\nsubroutine k(x)\n  real(8) :: x\n  x = 2d0 * x\nend subroutine k\n".into(),
+    let body = "subroutine k(x)\n  real(8) :: x\n  x = 2d0 * x\nend subroutine k\n";
+    let src = |name: &str, text: String| FortranSource {
+        name: name.into(),
+        text,
         preprocessed: true,
         fixed_form: false,
         original: None,
     };
     let include = |_: &str, _: &str| -> Result<(String, String), String> { Err("no includes".into()) };
-    let _ = lower_fortran_sources(&[src], &FortranOptions::default(), &include);
+    for number in ["2000000000", "4294967296", "99999999999999999999999999", "1000001"] {
+        let text = format!("# 1 \"k.F90\"\n! c\n# {number} \"k.F90\"\n{body}");
+        let e = lower_fortran_sources(&[src("k.F90", text)], &FortranOptions::default(), &include)
+            .expect_err("a huge line marker is an error");
+        assert_eq!((e.file.as_str(), e.diag.span.line, e.diag.span.col), ("k.F90", 2, 1), "{}", e.render());
+        assert!(e.diag.message.contains("line marker sets line"), "{}", e.render());
+        assert!(e.render().contains("adjc supports line numbers up to 1000000"), "{}", e.render());
+    }
+    // The same in the second file, after a marker naming an included file.
+    let first = format!("# 1 \"m.f90\"\nmodule m\nend module m\n");
+    let second = format!("# 1 \"k.F90\"\n# 1 \"inc.h\"\n# 3000000000 \"inc.h\"\n{body}");
+    let e = lower_fortran_sources(
+        &[src("k.F90", second.clone()), src("m.f90", first)],
+        &FortranOptions::default(),
+        &include,
+    )
+    .expect_err("a huge line marker is an error");
+    assert_eq!((e.file.as_str(), e.diag.span.line), ("inc.h", 1), "{}", e.render());
+    // At the bound it lowers, and the module's source quotes the lines at their numbers.
+    let text = format!("# 1000000 \"k.F90\"\n{body}");
+    let m = lower_fortran_sources(&[src("k.F90", text)], &FortranOptions::default(), &include).expect("lowers");
+    assert_eq!(m.source.split('\n').nth(1_000_000 - 1), Some("subroutine k(x)"));
 }

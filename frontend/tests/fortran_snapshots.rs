@@ -65,6 +65,7 @@ example_snapshot!(
     jacobi_2d_sections,
     seidel_2d,
     shift_sections,
+    strided_sections,
     smooth_bounds,
     softnorm,
     upwind,
@@ -80,5 +81,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 31, "add the new example to example_snapshot! above");
+    assert_eq!(n, 32, "add the new example to example_snapshot! above");
 }

@@ -14,18 +14,6 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let Some((&flags, rest)) = data.split_first() else { return };
     let Ok(text) = std::str::from_utf8(rest) else { return };
-    // Known finding (fuzz/regressions/fortran_frontend/line_marker_oom): a line marker with a
-    // huge line number (`# 2000000000 "k.f90"`) makes the frontend allocate one string per
-    // line up to it and abort. Skipped so the fuzzer looks further; remove once fixed.
-    let huge_marker = |l: &str| {
-        l.trim_start().strip_prefix('#').is_some_and(|r| {
-            let r = r.trim_start().strip_prefix("line").unwrap_or(r).trim_start();
-            r.chars().take_while(char::is_ascii_digit).count() > 6
-        })
-    };
-    if text.split('\0').flat_map(str::lines).any(huge_marker) {
-        return;
-    }
     let fixed_form = flags & 1 != 0;
     let preprocessed = flags & 2 != 0;
     let parts: Vec<&str> = if flags & 4 != 0 { text.splitn(2, '\0').collect() } else { vec![text] };

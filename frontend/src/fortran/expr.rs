@@ -9,7 +9,7 @@ use super::decl::colon_parts;
 use super::lower::{Binding, Lowerer, MAX_CHAIN, MAX_DEPTH, R};
 use super::scan::ProcKind;
 use super::syntax::{children, named};
-use crate::sym::canon;
+use crate::sym::{canon, clamp0};
 use adjc_ir::*;
 use tree_sitter::Node;
 
@@ -25,11 +25,31 @@ pub enum Sub {
 }
 
 impl Sub {
+    /// The number of elements. With a non-unit stride, Fortran's `max(0, (hi - lo + st) /
+    /// st)`: a floor division by the stride's magnitude (C's `/` truncates toward zero, and
+    /// `(1 - 0) / -2 == 0` would make the empty `y(0:1:-2)` one element long), clamped at 0.
     pub fn count(&self) -> Expr {
         match self {
             Sub::Index(_) => Expr::int(1),
             Sub::Range { lo, hi, st: 1 } => canon(&hi.clone().sub(lo.clone()).add(Expr::int(1))),
-            Sub::Range { lo, hi, st } => canon(&hi.clone().sub(lo.clone())).div(Expr::int(*st)).add(Expr::int(1)),
+            Sub::Range { .. } => match self.strided_trips() {
+                t if t.as_int().is_some() => Expr::int(t.as_int().unwrap_or(0).max(0)),
+                t => clamp0(t),
+            },
+        }
+    }
+
+    /// The loop bound of a strided range: `(hi - lo) // st + 1` with floor division, which
+    /// is 0 or negative when the range is empty (a loop `k < bound` then does not run).
+    pub fn strided_trips(&self) -> Expr {
+        let Sub::Range { lo, hi, st } = self else { return Expr::int(1) };
+        // Divide by the magnitude: `floor(d / st) == floor(-d / -st)`.
+        let d = if *st > 0 { hi.clone().sub(lo.clone()) } else { lo.clone().sub(hi.clone()) };
+        let d = canon(&d);
+        let m = st.abs();
+        match d.as_int() {
+            Some(c) => Expr::int(c.div_euclid(m) + 1),
+            None => canon(&Expr::binary(BinOp::FloorDiv, d, Expr::int(m)).add(Expr::int(1))),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use super::fixed;
 use adjc_ir::{Diagnostic, Expr, ExprKind, Function, Span, Stmt, StmtKind};
+use std::collections::BTreeMap;
 
 /// A Fortran source file as the frontend receives it (the caller reads files and runs the
 /// preprocessor; the frontend stays pure).
@@ -51,26 +52,38 @@ pub struct Origin {
     pub line: u32,
 }
 
-/// One file that contributed lines: its lines as the frontend saw them, at their own line
-/// numbers (gaps blank), so a diagnostic quotes the line it points at.
+/// One file that contributed lines: its lines as the frontend saw them, keyed by their own
+/// (1-based) line numbers, so a diagnostic quotes the line it points at. Stored sparsely: a
+/// line marker may jump far ahead.
 #[derive(Clone, Debug, Default)]
 pub struct FileText {
     pub name: String,
-    pub lines: Vec<String>,
+    pub lines: BTreeMap<u32, String>,
 }
 
 impl FileText {
+    /// The file's text, gaps blank, each line at its own line number.
     pub fn text(&self) -> String {
-        self.lines.join("\n")
+        let mut out = String::new();
+        let mut at = 1;
+        for (&n, l) in &self.lines {
+            while at < n {
+                out.push('\n');
+                at += 1;
+            }
+            out.push_str(l);
+        }
+        out
     }
     fn set(&mut self, line: u32, text: &str) {
-        let k = line.max(1) as usize - 1;
-        if self.lines.len() <= k {
-            self.lines.resize(k + 1, String::new());
-        }
-        self.lines[k] = text.to_string();
+        self.lines.insert(line.max(1), text.to_string());
     }
 }
+
+/// The largest line number a cpp line marker (`# N "file"`, `#line N`) may set. Lines are
+/// quoted from a text holding every line up to the one quoted, so the bound keeps that text
+/// (and the generated C's line comments) sensible; no Fortran source comes near it.
+pub const MAX_LINE: u32 = 1_000_000;
 
 #[derive(Clone, Debug, Default)]
 pub struct Assembled {
@@ -90,7 +103,7 @@ impl Assembled {
         match self.files.iter().position(|f| f.name == name) {
             Some(k) => k,
             None => {
-                self.files.push(FileText { name: name.to_string(), lines: Vec::new() });
+                self.files.push(FileText { name: name.to_string(), lines: BTreeMap::new() });
                 self.files.len() - 1
             }
         }
@@ -209,7 +222,11 @@ pub fn assemble(sources: &[FortranSource], include: &IncludeResolver) -> Result<
     for src in sources {
         let own = asm.file_index(&src.name);
         asm.source_files.push(own);
-        let raw = if src.preprocessed { read_markers(&mut asm, &src.text, own) } else { plain(&src.text, own) };
+        let raw = if src.preprocessed {
+            read_markers(&mut asm, &src.text, own, src.original.as_deref())?
+        } else {
+            plain(&src.text, own)
+        };
         let mut lines = Lines { text: Vec::new(), origins: Vec::new() };
         expand_includes(&mut asm, raw, include, 0, &mut lines)?;
         for (t, o) in lines.text.iter().zip(&lines.origins) {
@@ -248,12 +265,16 @@ fn plain(text: &str, file: usize) -> Lines {
     Lines { text, origins }
 }
 
-/// `# 12 "file.F90" 2`: the next line is line 12 of `file.F90`.
-fn line_marker(line: &str) -> Option<(u32, &str)> {
+/// `# 12 "file.F90" 2`: the next line is line 12 of `file.F90`. The number is not bounded
+/// here (see [`MAX_LINE`]); one too large for `u64` saturates.
+fn line_marker(line: &str) -> Option<(u64, &str)> {
     let rest = line.strip_prefix('#')?.trim_start();
     let rest = rest.strip_prefix("line").map(str::trim_start).unwrap_or(rest);
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    let number: u32 = rest[..digits].parse().ok()?;
+    if digits == 0 {
+        return None;
+    }
+    let number: u64 = rest[..digits].parse().unwrap_or(u64::MAX);
     let name = rest[digits..].trim_start().strip_prefix('"')?;
     let end = name.find('"')?;
     Some((number, &name[..end]))
@@ -261,14 +282,38 @@ fn line_marker(line: &str) -> Option<(u32, &str)> {
 
 /// The preprocessor's output without its markers, each line with its origin. Lines of the
 /// preprocessor's own pseudo-files (`<built-in>`) are dropped; the source's own name
-/// replaces the path cpp was given for it.
-fn read_markers(asm: &mut Assembled, text: &str, own: usize) -> Lines {
+/// replaces the path cpp was given for it. A marker setting a line number beyond
+/// [`MAX_LINE`] is an error at the line before it (in `original`, the text before cpp, when
+/// the marker came from the source's own file).
+fn read_markers(asm: &mut Assembled, text: &str, own: usize, original: Option<&str>) -> Result<Lines, SourceError> {
     let mut out = Lines { text: Vec::new(), origins: Vec::new() };
     let mut cur: Option<Origin> = Some(Origin { file: own, line: 1 });
     let mut first_file: Option<String> = None;
     for raw in text.split('\n') {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if let Some((number, name)) = line_marker(line) {
+            if number > MAX_LINE as u64 {
+                let at = cur.unwrap_or(Origin { file: own, line: 1 });
+                let mut f = asm.files[at.file].clone();
+                f.set(at.line, line);
+                let source = match original {
+                    Some(o) if at.file == own => o.to_string(),
+                    _ => f.text(),
+                };
+                let quoted = source.split('\n').nth(at.line as usize - 1).unwrap_or(line);
+                let width = quoted.trim_end().chars().count().max(1) as u32;
+                let shown = if number == u64::MAX { "a number that large".to_string() } else { number.to_string() };
+                return Err(SourceError {
+                    file: f.name,
+                    source,
+                    diag: Diagnostic::error(
+                        Span { line: at.line, col: 1, start: 0, end: width },
+                        format!("line marker sets line {shown}; adjc supports line numbers up to {MAX_LINE}"),
+                    )
+                    .with_help("remove the `#line` directive or give it a smaller line number"),
+                });
+            }
+            let number = number as u32;
             cur = if name.starts_with('<') {
                 None
             } else {
@@ -288,7 +333,7 @@ fn read_markers(asm: &mut Assembled, text: &str, own: usize) -> Lines {
         out.origins.push(o);
         cur = Some(Origin { line: o.line + 1, ..o });
     }
-    out
+    Ok(out)
 }
 
 /// `include 'name'` (or `"name"`), alone on its line: the quoted name and its column.
@@ -375,7 +420,7 @@ mod tests {
         assert_eq!(lines[..4], ["! c", "", "  integer :: q", "subroutine k()"]);
         assert_eq!(a.origins[3], Origin { file: 0, line: 4 });
         assert_eq!(a.files[a.origins[2].file].name, "inc.h");
-        assert_eq!(a.files[0].lines[3], "subroutine k()");
+        assert_eq!(a.files[0].lines[&4], "subroutine k()");
     }
 
     #[test]

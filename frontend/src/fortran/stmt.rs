@@ -251,7 +251,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         offs.push(canon(&iv.clone().sub(lo.clone())));
                         index.push(iv);
                     } else {
-                        dims.push(MapDim { var: id, start: Expr::int(0), stop: s.count() });
+                        dims.push(MapDim { var: id, start: Expr::int(0), stop: s.strided_trips() });
                         offs.push(iv.clone());
                         index.push(canon(&lo.clone().add(iv.mul(Expr::int(*st)))));
                     }
