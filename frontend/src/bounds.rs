@@ -49,7 +49,24 @@ pub fn peel_negative_indices(f: &mut Function) {
     let extents = extent_params(f);
     let fixed = |v: VarId| f.is_param(v);
     let nonneg = |v: VarId| extents.contains(&v);
-    drop_needless_wraps(&mut body, &mut Vec::new(), &fixed, &nonneg);
+    // The entry checks hold wherever the body runs (a guarded one where its guard does).
+    let facts: Vec<(Vec<Lin>, Lin)> = f
+        .assumptions
+        .iter()
+        .filter(|a| a.rel == Relation::Le && a.each.is_none())
+        .filter_map(|a| {
+            let fact = Lin::from_expr(&a.rhs).sub(&Lin::from_expr(&a.lhs))?;
+            let guard: Option<Vec<Lin>> = conjuncts(&a.guard)
+                .iter()
+                .map(|c| match &c.kind {
+                    ExprKind::Binary(BinOp::Le, l, r) => Lin::from_expr(r).sub(&Lin::from_expr(l)),
+                    _ => None,
+                })
+                .collect();
+            Some((guard?, ranges::integer_fact(&fact)))
+        })
+        .collect();
+    drop_needless_wraps(&mut body, &mut Vec::new(), &fixed, &nonneg, &facts);
     f.body = body;
 }
 
@@ -70,6 +87,7 @@ fn drop_needless_wraps(
     ctx: &mut Vec<LoopRange>,
     fixed: &dyn Fn(VarId) -> bool,
     nonneg: &dyn Fn(VarId) -> bool,
+    facts: &[(Vec<Lin>, Lin)],
 ) {
     for s in b.iter_mut() {
         let mut inner: Vec<LoopRange> = Vec::new();
@@ -81,9 +99,22 @@ fn drop_needless_wraps(
         let n = inner.len();
         ctx.extend(inner);
         let loops: &[LoopRange] = ctx;
+        // A guard holds here when each of its conditions is a loop around here running.
+        let widths: Vec<Lin> = loops
+            .iter()
+            .filter_map(|l| Lin::from_expr(&l.hi).sub(&Lin::from_expr(&l.lo)))
+            .filter(|w| w.vars().iter().all(|v| fixed(*v)))
+            .collect();
+        let here: Vec<Lin> = facts
+            .iter()
+            .filter(|(guard, _)| {
+                guard.iter().all(|g| widths.iter().any(|w| g.sub(w).and_then(|d| d.as_const()) == Some(0)))
+            })
+            .map(|(_, fact)| fact.clone())
+            .collect();
         let fe = |e: &Expr| {
             e.rewrite(&mut |x| match as_wrap(&x) {
-                Some(w) if ranges::never_negative(w, loops, fixed, nonneg) => w.clone(),
+                Some(w) if ranges::never_negative_given(w, loops, fixed, nonneg, &here) => w.clone(),
                 _ => x,
             })
         };
@@ -96,13 +127,13 @@ fn drop_needless_wraps(
             _ => {}
         }
         match &mut s.kind {
-            StmtKind::Loop(l) => drop_needless_wraps(&mut l.body, ctx, fixed, nonneg),
-            StmtKind::Map(m) => drop_needless_wraps(&mut m.body, ctx, fixed, nonneg),
+            StmtKind::Loop(l) => drop_needless_wraps(&mut l.body, ctx, fixed, nonneg, facts),
+            StmtKind::Map(m) => drop_needless_wraps(&mut m.body, ctx, fixed, nonneg, facts),
             StmtKind::If { then_body, else_body, .. } => {
-                drop_needless_wraps(then_body, ctx, fixed, nonneg);
-                drop_needless_wraps(else_body, ctx, fixed, nonneg);
+                drop_needless_wraps(then_body, ctx, fixed, nonneg, facts);
+                drop_needless_wraps(else_body, ctx, fixed, nonneg, facts);
             }
-            StmtKind::Section { body, .. } => drop_needless_wraps(body, ctx, fixed, nonneg),
+            StmtKind::Section { body, .. } => drop_needless_wraps(body, ctx, fixed, nonneg, facts),
             _ => {}
         }
         ctx.truncate(ctx.len() - n);
@@ -232,7 +263,10 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
         !matches!(const_diff(t, &lo), Some(d) if d <= 0) && !matches!(const_diff(t, &hi), Some(d) if d >= 0)
     });
     let comparable = cuts.iter().all(|a| cuts.iter().all(|b| const_diff(a, b).is_some()));
-    if !splittable || !comparable || cuts.len() > MAX_CUTS {
+    // A loop of a few iterations (`range(K - 1, K)`) keeps its branch: copies of its body
+    // would cost more to read than the branch costs to run.
+    let short = const_diff(&hi, &lo).is_some_and(|trips| trips <= MAX_CUTS as i64);
+    if !splittable || !comparable || short || cuts.len() > MAX_CUTS {
         // Keep the branch; still split the loops inside.
         l.body = peel_block(f, l.body);
         let mut s = Stmt::new(StmtKind::Loop(l), span);

@@ -244,12 +244,24 @@ pub fn never_negative(
     fixed: &dyn Fn(VarId) -> bool,
     nonneg: &dyn Fn(VarId) -> bool,
 ) -> bool {
+    never_negative_given(e, loops, fixed, nonneg, &[])
+}
+
+/// [`never_negative`], also given `facts` (each `>= 0` on every call that gets this far,
+/// such as the entry checks of the function).
+pub fn never_negative_given(
+    e: &Expr,
+    loops: &[LoopRange],
+    fixed: &dyn Fn(VarId) -> bool,
+    nonneg: &dyn Fn(VarId) -> bool,
+    facts: &[Lin],
+) -> bool {
     let Some(low) = bound(e, loops, false, fixed) else {
         return false;
     };
     let lin = Lin::from_expr(&low);
     let provable = |l: &Lin| provably_nonneg_with(l, nonneg, 0);
-    if provable(&lin) {
+    if provable(&lin) || facts.iter().any(|f| lin.sub(f).is_some_and(|d| provable(&d))) {
         return true;
     }
     // The index is only evaluated when the loops run: each loop's `hi - lo >= 0` (at its
@@ -258,6 +270,30 @@ pub fn never_negative(
         let width = sym::canon(&loops[k].hi.clone().sub(loops[k].lo.clone()));
         bound(&width, &loops[..k], true, fixed).and_then(|u| lin.sub(&Lin::from_expr(&u))).is_some_and(|d| provable(&d))
     })
+}
+
+/// `l >= 0` over integers, tightened: `2 * K - 1 >= 0` is `K - 1 >= 0` (the coefficients'
+/// common divisor taken out, the constant rounded down).
+pub fn integer_fact(l: &Lin) -> Lin {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 {
+            a.abs()
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    if l.has_opaque() {
+        return l.clone();
+    }
+    let g = l.vars().iter().fold(0, |g, v| gcd(g, l.coeff(*v)));
+    if g <= 1 {
+        return l.clone();
+    }
+    let mut out = Lin::constant(l.c.div_euclid(g));
+    for v in l.vars() {
+        out = out.add(&Lin::var(v).scale(l.coeff(v) / g).unwrap_or_default()).unwrap_or_default();
+    }
+    out
 }
 
 /// Whether `l >= 0` for every value of the parameters, extents being non-negative:
