@@ -95,3 +95,46 @@ fn fixed_seed_batch_of_generated_kernels_passes() {
         findings.display()
     );
 }
+
+/// Every reproducer the generated-program tests found (`tests/gen/findings/*.py`) passes
+/// now: the bugs stay fixed.
+#[test]
+fn saved_findings_stay_fixed() {
+    let required = var("ADJC_REQUIRE_NUMPY").as_deref() == Some("1");
+    let Some(py) = python_with_numpy() else {
+        assert!(!required, "ADJC_REQUIRE_NUMPY=1 but no python with NumPy (set ADJC_PYTHON)");
+        eprintln!("skipped: the saved findings need Python with NumPy (set ADJC_PYTHON)");
+        return;
+    };
+    let mut files: Vec<String> = std::fs::read_dir(root().join("tests/gen/findings"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let json = root().join(format!("target/gen-findings-{}.json", std::process::id()));
+    let out = Command::new(&py)
+        .current_dir(root())
+        .arg("tests/gen/run.py")
+        .args(["--quick", "--json"])
+        .arg(&json)
+        .arg("--findings")
+        .arg(root().join("target/gen-findings"))
+        .arg("--files")
+        .args(&files)
+        .env("ADJC_BIN", env!("CARGO_BIN_EXE_adjc"))
+        .env("ADJC_PYTHON", &py)
+        .output()
+        .expect("run tests/gen/run.py");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|_| panic!("no results:\n{text}")))
+            .unwrap();
+    let _ = std::fs::remove_file(&json);
+    let all = results.as_array().unwrap();
+    assert_eq!(all.len(), files.len(), "{text}");
+    assert!(all.iter().all(|r| r["status"] == "pass"), "a saved finding fails again:\n{text}");
+}

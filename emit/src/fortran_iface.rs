@@ -147,7 +147,13 @@ fn expr(e: &Expr, vars: &[String], prec: u8) -> Option<String> {
         }
         ExprKind::Call(adjc_ir::Intrinsic::Max | adjc_ir::Intrinsic::Min, args) => {
             let name = if matches!(e.kind, ExprKind::Call(adjc_ir::Intrinsic::Max, _)) { "max" } else { "min" };
-            let parts: Option<Vec<String>> = args.iter().map(|a| expr(a, vars, 0)).collect();
+            // `max` takes arguments of one kind: literals are written `0_c_int64_t`.
+            let arg = |a: &Expr| match a.kind {
+                ExprKind::Const(Literal::Int(v)) if v >= 0 => Some(format!("{v}_c_int64_t")),
+                ExprKind::Const(Literal::Int(v)) => Some(format!("({v}_c_int64_t)")),
+                _ => expr(a, vars, 0),
+            };
+            let parts: Option<Vec<String>> = args.iter().map(arg).collect();
             (format!("{name}({})", parts?.join(", ")), 4)
         }
         _ => return None,
