@@ -195,3 +195,50 @@ int main(void)
     // ret[1] = tanh(A[1, :] @ x + b[1]) = tanh(0.3 + 0.4 + 0.5 + 1).
     assert_eq!(got, format!("2 2 2 1 0 {:.6}", (2.2f64).tanh()), "{}", text(&run));
 }
+
+/// `adjc check` of `args` (run from the repository root): the check passes and shows at
+/// least one checked gradient.
+fn check_passes(args: &[&str]) {
+    let out = adjc(args);
+    let t = text(&out);
+    let grads = t.lines().filter(|l| l.contains("(adjoint)") && l.trim_end().ends_with("ok")).count();
+    assert!(out.status.success() && t.contains("check passed") && grads > 0, "adjc {}\n{t}", args.join(" "));
+}
+
+/// Products into locals nothing reads: a dot product into a scalar was used undeclared in
+/// the C (`'s1' undeclared`, tests/gen/findings/dead_dot_scalar_c_build.py), so the C did not
+/// compile. The reproducer at several sizes, then every library call (gemv, gemm, ger, dot;
+/// Fortran `dot_product` and `matmul`) into an unused local, serial and with OpenMP.
+#[test]
+fn products_into_unused_locals_compile_and_check() {
+    let finding = "tests/gen/findings/dead_dot_scalar_c_build.py";
+    for n in ["N=0", "N=1", "N=3", "N=7"] {
+        check_passes(&["check", finding, "--sizes", n]);
+    }
+    let dir = scratch("blas-unused");
+    let py = dir.join("unused.py");
+    std::fs::write(
+        &py,
+        "import numpy as np\n\n\ndef unused(A: \"float64[N, M]\", B: \"float64[M, K]\", x: \"float64[M]\", \
+         u: \"float64[N]\", y: \"float64[N]\"):\n    t = A @ x\n    C = A @ B\n    D = np.outer(u, x)\n    \
+         s = x @ x\n    y[:] += u * y\n",
+    )
+    .unwrap();
+    let f90 = dir.join("unused.f90");
+    std::fs::write(
+        &f90,
+        "subroutine unused(n, m, a, x, y)\n  integer, intent(in) :: n, m\n  real(8), intent(in) :: a(n, m), x(m)\n  \
+         real(8), intent(inout) :: y(n)\n  real(8) :: s\n  real(8) :: t(n)\n  real(8) :: c(n, n)\n  \
+         s = dot_product(x, x)\n  t = matmul(a, x)\n  c = matmul(a, transpose(a))\n  y = y * y\nend subroutine\n",
+    )
+    .unwrap();
+    for openmp in [false, true] {
+        let omp: &[&str] = if openmp { &["--openmp"] } else { &[] };
+        let mut args = vec!["check", py.to_str().unwrap(), "--sizes", "N=3,M=2,K=4"];
+        args.extend(omp);
+        check_passes(&args);
+        let mut args = vec!["check", f90.to_str().unwrap(), "--sizes", "n=3,m=2"];
+        args.extend(omp);
+        check_passes(&args);
+    }
+}

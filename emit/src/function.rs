@@ -82,6 +82,7 @@ pub(crate) fn build(
 
     // Index macros of the arrays the body touches.
     let touched = cx.used();
+    check_declared(f, &stacks, &plan, &touched)?;
     let mut macro_defs = Vec::new();
     let mut macro_names = Vec::new();
     for v in &touched {
@@ -303,6 +304,45 @@ fn wrap_signature(cname: &str, params: &[String]) -> String {
     }
     lines.push(cur);
     lines.join("\n")
+}
+
+/// Every scalar local the body names has a declaration in the plan (at the function's top
+/// or in a map's body): a statement kind the plan overlooks would otherwise give C that uses
+/// an undeclared name.
+fn check_declared(
+    f: &Function,
+    stacks: &BTreeSet<VarId>,
+    plan: &omp::Plan,
+    touched: &BTreeSet<VarId>,
+) -> Result<(), Diagnostic> {
+    let declared = |v: &VarId| plan.top.contains(v) || plan.maps.values().any(|m| m.private.contains(v));
+    let Some(v) = touched.iter().find(|v| omp::is_scalar_local(f, stacks, **v) && !declared(v)) else {
+        return Ok(());
+    };
+    let mut span = f.span;
+    let mut found = false;
+    walk_stmts(&f.body, &mut |s| {
+        if !found && names_var(s, *v) {
+            span = s.span;
+            found = true;
+        }
+    });
+    Err(Diagnostic::error(span, format!("internal error: local `{}` is used but never declared", f.var(*v).name))
+        .with_help("this is a bug in adjc's C emitter; please report it"))
+}
+
+/// Whether statement `s` itself (not the blocks under it) names `v`.
+fn names_var(s: &Stmt, v: VarId) -> bool {
+    let mut found = false;
+    s.exprs(&mut |e| found |= e.mentions(v));
+    found
+        || match &s.kind {
+            StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } | StmtKind::Pop { target, .. } => {
+                target.var == v
+            }
+            StmtKind::Call(c) => c.out == v || c.args.contains(&v),
+            _ => false,
+        }
 }
 
 /// Stack tapes are only pushed and popped: anything else is a bug upstream.

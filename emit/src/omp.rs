@@ -119,6 +119,14 @@ impl Walker<'_> {
             StmtKind::Accumulate { target, op, shared, .. } if target.is_scalar() => {
                 self.record(target.var, if *shared { Kind::Shared(*op) } else { Kind::Write });
             }
+            // A dot product into a scalar writes it (`s = cblas_ddot(...)`), and reads it
+            // first unless `beta` is 0 (`s += ...`, `s = ... + beta * s`).
+            StmtKind::Call(c) if !self.f.var(c.out).ty.is_array() => {
+                if c.reads_out() {
+                    self.record(c.out, Kind::Read);
+                }
+                self.record(c.out, Kind::Write);
+            }
             StmtKind::Map(m) => {
                 let k = key(m);
                 let mut plan = MapPlan { collapse: 1, ..MapPlan::default() };

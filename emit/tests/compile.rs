@@ -545,6 +545,45 @@ fn blas_calls_compute_the_products_with_the_fallback() {
     assert!(out.contains("ok"), "{out}");
 }
 
+/// A dot product into a scalar local that nothing reads is declared all the same (it was
+/// used undeclared: the C did not compile), and one inside a parallel map is declared in
+/// the map's body, private to each iteration (declared at the function's top, it would be
+/// shared by the threads: a data race).
+#[test]
+fn dot_products_into_scalar_locals_are_declared_where_written() {
+    let files = emit(&dots(), "dots");
+    let c = &files.c;
+    let top = c.find("double s = 0.0;").unwrap_or_else(|| panic!("`s` is not declared:\n{c}"));
+    let call = c.find("s = cblas_ddot(").unwrap_or_else(|| panic!("{c}"));
+    assert!(top < call, "{c}");
+    let loop_start = c.find("for (int64_t i = 0; i < N; i++) {").unwrap_or_else(|| panic!("{c}"));
+    let private = c.find("double t = 0.0;").unwrap_or_else(|| panic!("`t` is not declared:\n{c}"));
+    assert!(loop_start < private, "`t` must be declared inside the parallel loop:\n{c}");
+    assert_eq!(c.matches("double t = ").count(), 1, "{c}");
+    let main = format!(
+        r#"{CHECK}
+#include "dots.h"
+int main(void)
+{{
+    enum {{ N = 2000, M = 7 }};
+    static double A[N * M], x[M], y[N];
+    for (int k = 0; k < N * M; k++) A[k] = sin(0.37 * k);
+    for (int p = 0; p < M; p++) x[p] = 0.5 + 0.1 * p;
+    if (dots(N, M, A, x, y) != ADJC_OK) return 1;
+    for (int i = 0; i < N; i++) {{
+        double t = 0.0;
+        for (int p = 0; p < M; p++) t += A[i * M + p] * x[p];
+        check("y", y[i], t * t, 1e-12);
+    }}
+    if (failures) return 1;
+    printf("ok\n");
+    return 0;
+}}
+"#
+    );
+    run_both("dots", &dots(), &main);
+}
+
 /// With OpenBLAS when it is installed (CI installs `libopenblas-dev`).
 #[test]
 fn blas_calls_compute_the_products_with_openblas() {

@@ -687,7 +687,18 @@ impl<'a> Walk<'a> {
             let (last, when) = match view.axes.iter().position(|a| *a == axis) {
                 Some(k) => {
                     let len = &view.extents[k];
-                    let last = sym::canon(&start.clone().add(len.clone()).sub(Expr::int(1)));
+                    // A clamped length `max(0, L)`: elements are only read where `L >= 1`,
+                    // so the last one is `start + L - 1`.
+                    let reach = match &len.kind {
+                        ExprKind::Call(Intrinsic::Max, args) if args.len() == 2 && args[0].as_int() == Some(0) => {
+                            &args[1]
+                        }
+                        ExprKind::Call(Intrinsic::Max, args) if args.len() == 2 && args[1].as_int() == Some(0) => {
+                            &args[0]
+                        }
+                        _ => len,
+                    };
+                    let last = sym::canon(&start.clone().add(reach.clone()).sub(Expr::int(1)));
                     (last, Some(Expr::binary(BinOp::Lt, Expr::int(0), len.clone())))
                 }
                 None => (start.clone(), None),

@@ -110,6 +110,33 @@ fn bound_depth(e: &Expr, loops: &[LoopRange], upper: bool, known: &Known, depth:
         None => x,
     });
     let mut lin = Lin::from_expr(e);
+    // `min`/`max` of loop variables (a clamped length `max(0, M - i)` beside `i`): bound each
+    // argument in place of the call, so that correlated terms still cancel.
+    if let Some((call, k)) = lin.opaque_terms().into_iter().find(|(a, _)| {
+        matches!(&a.kind, ExprKind::Call(Intrinsic::Min | Intrinsic::Max, args) if args.len() == 2)
+            && a.vars().iter().any(|v| is_loop_var(loops, *v).is_some())
+    }) {
+        let ExprKind::Call(f, args) = &call.kind else { return None };
+        let mut rest = lin.clone();
+        rest.drop_opaque();
+        for (a, c) in lin.opaque_terms() {
+            if sym::key(&a) != sym::key(&call) {
+                rest = rest.add(&Lin::from_expr(&a).scale(c)?)?;
+            }
+        }
+        let mut parts = Vec::new();
+        for arg in args {
+            let with = rest.add(&Lin::from_expr(arg).scale(k)?)?.to_expr();
+            parts.push(bound_depth(&with, loops, upper, known, depth + 1)?);
+        }
+        // max(a, b) raised (or min lowered) is the larger (smaller) of the two cases;
+        // otherwise either case is a valid bound and the tighter one is kept.
+        let exact = (*f == Intrinsic::Max) == ((k > 0) == upper);
+        let pick = if exact == upper { Intrinsic::Max } else { Intrinsic::Min };
+        let b = parts.pop()?;
+        let a = parts.pop()?;
+        return Some(min_max(pick, a, b));
+    }
     // Innermost loop first: its bounds may mention outer loop variables, which are
     // eliminated later.
     for k in (0..=loops.len()).rev() {

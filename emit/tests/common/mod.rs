@@ -796,6 +796,49 @@ pub fn scopes() -> Module {
     module("scopes.py", src, vec![b.finish()])
 }
 
+pub const DOTS_PY: &str = "def dots(A, x, y):
+    s = x @ x
+    for i in prange(N):
+        t = A[i, :] @ x
+        y[i] = t * t
+";
+
+/// Dot products into scalar locals: one never read (`s`, declared all the same), one
+/// inside a parallel map (`t`, private to an iteration).
+pub fn dots() -> Module {
+    let mut b = FnBuilder::new("dots");
+    let (n, m) = (b.size("N"), b.size("M"));
+    let a = b.array_param("A", Scalar::F64, &[n, m], Intent::In);
+    let x = b.array_param("x", Scalar::F64, &[m], Intent::In);
+    let y = b.array_param("y", Scalar::F64, &[n], Intent::InOut);
+    let s = b.local("s", Scalar::F64);
+    let t = b.local("t", Scalar::F64);
+    let i = b.index("i");
+    let vx = View::whole(b.f.var(x).ty.dims());
+    let dot = |out, arg: (VarId, View), line| {
+        Stmt::new(
+            StmtKind::Call(LibCall {
+                op: LibOp::Dot,
+                out,
+                out_view: View::scalar(),
+                args: vec![arg.0, x],
+                arg_views: vec![arg.1, vx.clone()],
+                alpha: f64c(1.0),
+                beta: f64c(0.0),
+            }),
+            sp(line),
+        )
+    };
+    b.push(dot(s, (x, vx.clone()), 2));
+    let arow = View { start: vec![iv(i), int(0)], axes: vec![1], extents: vec![iv(m)] };
+    b.push(map(
+        vec![(i, int(0), iv(n))],
+        vec![dot(t, (a, arow), 4), assign(Place::element(y, vec![iv(i)]), fv(t).mul(fv(t)), 5)],
+        3,
+    ));
+    module("dots.py", DOTS_PY, vec![b.finish()])
+}
+
 /// Every sample module, with a file stem for each.
 pub fn all_samples() -> Vec<(&'static str, Module)> {
     vec![
@@ -811,6 +854,7 @@ pub fn all_samples() -> Vec<(&'static str, Module)> {
         ("fort", fort()),
         ("stats", stats()),
         ("scopes", scopes()),
+        ("dots", dots()),
     ]
 }
 
