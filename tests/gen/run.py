@@ -589,7 +589,9 @@ def main():
             lang = "py" if path.endswith(".py") else "f90"
             sig = re.search(r"def kernel\(([^)]*)\)|subroutine kernel\(([^)]*)\)", src)
             params = [p.split(":")[0].strip() for p in (sig.group(1) or sig.group(2)).split(",")] if sig else []
-            ints = (["N", "M"] + [p for p in params if p == "T"]) if lang == "py" else [p for p in params if p in ("n", "m", "tsteps")]
+            # only the sizes the kernel names (a reduced kernel may have lost `M`)
+            used = lambda x: re.search(r"\b" + x + r"\b", src) is not None
+            ints = ([x for x in ("N", "M") if used(x)] + [p for p in params if p == "T"]) if lang == "py" else [p for p in params if p in ("n", "m", "tsteps")]
             name = os.path.splitext(os.path.basename(path))[0]
             files[(lang, i)] = kernelgen.Kernel(lang, i, name, src, ["file:" + path], ints)
             seeds.append(i)
