@@ -207,7 +207,7 @@ fn size_entry(s: &str) -> Result<String, String> {
 
 /// `--memory-limit`: parsed here so a bad value is a flag error; kept as text for the plan.
 fn memory_limit(s: &str) -> Result<String, String> {
-    match crate::memory::parse_bytes(s) {
+    match parse_bytes(s) {
         // `as u64` saturates: 2^64 bytes and more land on u64::MAX.
         Ok(u64::MAX) => Err(format!("`{s}` is more than the largest limit, 2^64 - 1 bytes (16 EiB)")),
         Ok(_) => Ok(s.to_string()),
@@ -271,3 +271,28 @@ impl CliError {
 }
 
 pub type CliResult<T> = Result<T, CliError>;
+
+/// `512MiB`, `64 KiB`, `2GB`, `1000`: bytes (binary units with `i`, decimal without).
+pub fn parse_bytes(text: &str) -> CliResult<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = (t[..split].trim(), t[split..].trim());
+    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" | "k" => 1e3,
+        "mb" | "m" => 1e6,
+        "gb" | "g" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => {
+            return Err(CliError::Usage(format!(
+                "--memory-limit {text}: unknown unit `{unit}` (use B, KB, MB, GB, KiB, MiB or GiB)"
+            )))
+        }
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as u64),
+        _ => Err(CliError::Usage(format!("--memory-limit {text}: expected a number of bytes such as 512MiB"))),
+    }
+}

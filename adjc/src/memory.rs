@@ -39,30 +39,7 @@ impl MemoryPlan {
     }
 }
 
-/// `512MiB`, `64 KiB`, `2GB`, `1000`: bytes (binary units with `i`, decimal without).
-pub fn parse_bytes(text: &str) -> CliResult<u64> {
-    let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, unit) = (t[..split].trim(), t[split..].trim());
-    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "kb" | "k" => 1e3,
-        "mb" | "m" => 1e6,
-        "gb" | "g" => 1e9,
-        "kib" => 1024.0,
-        "mib" => 1024.0 * 1024.0,
-        "gib" => 1024.0 * 1024.0 * 1024.0,
-        _ => {
-            return Err(CliError::Usage(format!(
-                "--memory-limit {text}: unknown unit `{unit}` (use B, KB, MB, GB, KiB, MiB or GiB)"
-            )))
-        }
-    };
-    match num.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as u64),
-        _ => Err(CliError::Usage(format!("--memory-limit {text}: expected a number of bytes such as 512MiB"))),
-    }
-}
+pub use crate::cli::parse_bytes;
 
 /// `1572864 bytes (1.5 MiB)`: exact first, readable after.
 pub fn human(bytes: u64) -> String {

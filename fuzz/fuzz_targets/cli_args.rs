@@ -1,8 +1,9 @@
 //! The command line: clap's `Cli::try_parse_from` on a fuzzed argv, then the flag values
 //! parsed after clap (`--checkpoint`). The CLI lives in the binary crate `adjc`, which has
 //! no library target: its `cli.rs` and `checkpoint_flag.rs` are compiled in here by path
-//! (both depend only on clap and the adjc library crates). Flags parsed in other modules of
-//! the binary (`--sizes`, `--init`, `--memory-limit`) are not reached.
+//! (both depend only on clap and the adjc library crates); clap's value parsers in `cli.rs`
+//! (`--step`, `--tol`, `--memory-limit`, `--name`) run too. Flags parsed in other modules of
+//! the binary (`--sizes` values against a kernel, `--init`) are not reached.
 //!
 //! Input: argv elements separated by NUL bytes (`adjc` is prepended).
 #![no_main]
