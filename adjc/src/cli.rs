@@ -234,6 +234,11 @@ pub struct BenchArgs {
     /// Keep the build directory here instead of a temporary one.
     #[arg(long)]
     pub keep: Option<PathBuf>,
+    /// Also write an .npz archive of the run's values: every input (`NAME`), the weights of
+    /// the loss (`weight.NAME`), the outputs of one forward call (`forward.NAME`) and the
+    /// adjoints one adjoint call computed (`adjoint.NAME`), for comparisons with other tools.
+    #[arg(long, value_name = "FILE.npz")]
+    pub dump: Option<PathBuf>,
 }
 
 /// Everything that can stop a subcommand.

@@ -57,9 +57,15 @@ fn render(t: &Transpiled, plan: &Plan) -> CliResult<String> {
     )
 }
 
-fn run_driver(dir: &Path, exe: &str, args: &BenchArgs) -> CliResult<String> {
+/// Where the timing driver writes the values of `--dump` (in the build directory).
+pub const VALUES_FILE: &str = "values.bin";
+
+fn run_driver(dir: &Path, exe: &str, args: &BenchArgs, dump: bool) -> CliResult<String> {
     let mut cmd = Command::new(dir.join(exe));
     cmd.current_dir(dir).args(["inputs.bin", &args.repeat.to_string()]);
+    if dump {
+        cmd.arg(VALUES_FILE);
+    }
     if let Some(n) = args.threads {
         cmd.env("OMP_NUM_THREADS", n.to_string());
     }
@@ -73,8 +79,8 @@ pub fn build_and_run(t: &Transpiled, plan: &Plan, dir: &Path, args: &BenchArgs) 
     let sources = [source.as_str(), "bench_driver.c"];
     build::compile(dir, STATS_FLAGS, &sources, "bench_stats", args.openmp)?;
     build::compile(dir, TIMING_FLAGS, &sources, "bench_driver", args.openmp)?;
-    let stats = run_driver(dir, "bench_stats", args)?;
-    let timing = run_driver(dir, "bench_driver", args)?;
+    let stats = run_driver(dir, "bench_stats", args, false)?;
+    let timing = run_driver(dir, "bench_driver", args, args.dump.is_some())?;
     parse(&stats, &timing)
 }
 

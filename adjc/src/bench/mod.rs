@@ -6,9 +6,12 @@
 //! counters (`-DADJC_STATS`), makes one call of each and reports the adjoint's memory:
 //! tape bytes (tape arrays plus the peak of the stack tapes: values the forward sweep
 //! saves for the reverse sweep) and work-array bytes (the adjoint's other local arrays).
-//! Timings are only measured here, never asserted in tests.
+//! Timings are only measured here, never asserted in tests. `--dump FILE.npz` also saves
+//! the run's inputs, weights, forward outputs and adjoints (`dump`), so that another tool
+//! (benchmarks/bench.py: NumPy, JAX) can run on the same values and compare its gradient.
 
 mod driver;
+mod dump;
 
 use crate::cli::{BenchArgs, CliError, CliResult};
 use crate::harness::{self, build, Plan};
@@ -40,6 +43,9 @@ pub fn run_bench(args: &BenchArgs) -> CliResult<()> {
     pipeline::write_files(&t, &dir)?;
     build::write_f64s(&dir.join("inputs.bin"), &plan.data)?;
     let measured = driver::build_and_run(&t, &plan, &dir, args)?;
+    if let Some(path) = &args.dump {
+        dump::write(path, &plan, &dir.join(driver::VALUES_FILE))?;
+    }
     print!("{}", report(&t.module.functions[0].name, &plan, args, &measured));
     Ok(())
 }

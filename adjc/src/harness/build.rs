@@ -10,7 +10,11 @@ use crate::cli::{CliError, CliResult};
 pub fn build_dir(keep: Option<&Path>) -> CliResult<(PathBuf, Option<TempDir>)> {
     if let Some(dir) = keep {
         std::fs::create_dir_all(dir).map_err(|e| CliError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        return Ok((dir.to_path_buf(), None));
+        // Absolute: the drivers run with the build directory as their working directory,
+        // where a relative `--keep k` would name `k/k/...`.
+        let dir =
+            std::fs::canonicalize(dir).map_err(|e| CliError::Io(format!("cannot resolve {}: {e}", dir.display())))?;
+        return Ok((dir, None));
     }
     let tmp = TempDir::new()?;
     Ok((tmp.0.clone(), Some(tmp)))
