@@ -392,7 +392,7 @@ def bench_kernel(k, args, log):
     os.makedirs(workdir)
     dump = os.path.join(workdir, "values.npz")
     res = {"kernel": k["kernel"], "sizes": k["sizes"], "flags": " ".join(k["flags"])}
-    cfgs = c_configs(args.threads, False)
+    cfgs = c_configs(args.threads, False)[: 1 if args.verify else None]
     builds = {}
     for i, cfg in enumerate(cfgs):
         log(f"  build {cfg[0]}")
@@ -403,7 +403,7 @@ def bench_kernel(k, args, log):
             if "warning" in rep:
                 res["warning"] = rep["warning"]
             res["blas"] = uses_blas(keep, k["kernel"])
-    if res["blas"] and args.openblas:
+    if res["blas"] and args.openblas and not args.verify:
         for cfg in c_configs(args.threads, True)[len(cfgs):]:
             log(f"  build {cfg[0]}")
             keep, _ = build_c(args.adjc, k, cfg, workdir, None)
@@ -706,6 +706,7 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="the Python of the NumPy/JAX workers")
     ap.add_argument("--note", help="a line printed at the top of the results (e.g. 'loaded machine')")
     ap.add_argument("--no-plots", dest="plots", action="store_false")
+    ap.add_argument("--verify", action="store_true", help="no timings: check the ports (serial build, 1 thread)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -714,6 +715,8 @@ def main():
         args.preset, args.repeat = "S", 1
         args.kernels = args.kernels or ",".join(QUICK_KERNELS)
     args.threads = [int(x) for x in args.threads.split(",") if x]
+    if args.verify:
+        args.threads, args.repeat, args.plots = [1], 0, False
     ARGS = args
     if not os.path.exists(args.adjc):
         sys.exit(f"bench.py: no adjc binary at {args.adjc} (cargo build --release -p adjc, or --adjc)")
