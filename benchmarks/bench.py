@@ -684,6 +684,15 @@ def plots(results, out, threads):
         save(fig, "scaling")
 
 
+def write_results(out, run, results):
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"run": run, "results": results}, f, indent=1, default=str)
+    md = markdown(run, results)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(md)
+    return md
+
+
 # ----------------------------------------------------------------------------------------------
 
 ARGS = None
@@ -749,12 +758,9 @@ def main():
         except Exception as e:  # one kernel's failure is a row of the table, not the end of the run
             log(f"  FAILED: {e}")
             results.append({"kernel": n, "error": str(e).strip().splitlines()[0] if str(e).strip() else repr(e)})
-    run["load_after"] = loadavg()
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"run": run, "results": results}, f, indent=1, default=str)
-    md = markdown(run, results)
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(md)
+        # After every kernel: a long run that is stopped still leaves its table.
+        run["load_after"] = loadavg()
+        md = write_results(out, run, results)
     if args.plots:
         plots(results, out, args.threads)
     print(md)
