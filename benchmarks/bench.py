@@ -716,10 +716,20 @@ def main():
     ap.add_argument("--note", help="a line printed at the top of the results (e.g. 'loaded machine')")
     ap.add_argument("--no-plots", dest="plots", action="store_false")
     ap.add_argument("--verify", action="store_true", help="no timings: check the ports (serial build, 1 thread)")
+    ap.add_argument("--replot", metavar="DIR", help="rewrite DIR/results.md and the plots from DIR/results.json")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
+    if args.replot:
+        with open(os.path.join(args.replot, "results.json")) as f:
+            saved = json.load(f)
+        run, results = saved["run"], saved["results"]
+        for r in results:  # JSON turned the thread-count keys into strings
+            r["checks"] = {int(t): v for t, v in (r.get("checks") or {}).items()}
+        write_results(args.replot, run, results)
+        plots(results, args.replot, run["threads"])
+        return 0
     if args.quick:
         args.preset, args.repeat = "S", 1
         args.kernels = args.kernels or ",".join(QUICK_KERNELS)
