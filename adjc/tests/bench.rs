@@ -107,7 +107,7 @@ fn bench_dump_holds_the_inputs_weights_outputs_and_exact_adjoints() {
         let (mut v, mut dv_dy0, mut dv_dx) = (y0[k], 1.0, 0.0);
         for _ in 0..3 {
             (dv_dy0, dv_dx) = (2.0 * s * v * dv_dy0, v * v * x[k].cos() + 2.0 * s * v * dv_dx);
-            v *= s * v;
+            v = s * v * v;
         }
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * (1.0 + b.abs());
         assert!(close(y[k], v), "forward.y[{k}] = {} != {v}", y[k]);
