@@ -208,6 +208,53 @@ def rel_err(a, b):
     return diff / scale if scale > 0 else diff
 
 
+def setup_jax(jax, jnp, jax_path, k, inputs, weights, c_adjoint, np_out, sizes, info):
+    """Compiles the port's forward and vjp, checks them, records XLA's memory analysis."""
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    port = load_module(jax_path, "jax_" + k["kernel"])
+    jparams = list(inspect.signature(port.kernel).parameters)
+    static = {p: sizes[p] for p in jparams if p in sizes and p not in inputs}
+    floats = [p for p in jparams if p in inputs]
+    wrt = [p for p in floats if p in c_adjoint]
+    rest = [p for p in floats if p not in c_adjoint]
+    of = sorted(weights)
+
+    def fwd(*vals):
+        return port.kernel(**static, **dict(zip(floats, vals)))
+
+    def loss_outputs(wrt_vals, rest_vals):
+        outs = port.kernel(**static, **dict(zip(wrt, wrt_vals)), **dict(zip(rest, rest_vals)))
+        return tuple(outs[n] for n in of)
+
+    def vjp(wrt_vals, rest_vals, cot):
+        _, pull = jax.vjp(lambda *w: loss_outputs(w, rest_vals), *wrt_vals)
+        return pull(cot)
+
+    jfwd = jax.jit(fwd)
+    jvjp = jax.jit(vjp)
+    fargs = [jnp.asarray(inputs[p]) for p in floats]
+    wv = tuple(jnp.asarray(inputs[p]) for p in wrt)
+    rv = tuple(jnp.asarray(inputs[p]) for p in rest)
+    cot = tuple(jnp.asarray(weights[n]) for n in of)
+    t0 = time.perf_counter()
+    jout = jax.block_until_ready(jfwd(*fargs))
+    info["jax_forward_compile_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    grads = jax.block_until_ready(jvjp(wv, rv, cot))
+    info["jax_vjp_compile_s"] = time.perf_counter() - t0
+    info["jax_vs_numpy"] = max((rel_err(jout[n], np_out[n]) for n in jout if n in np_out), default=None)
+    info["grad_rel_err"] = {p: rel_err(c_adjoint[p], g) for p, g in zip(wrt, grads)}
+    try:
+        m = jvjp.lower(wv, rv, cot).compile().memory_analysis()
+        info["jax_vjp_temp_bytes"] = int(m.temp_size_in_bytes)
+        info["jax_vjp_output_bytes"] = int(m.output_size_in_bytes)
+        info["jax_vjp_argument_bytes"] = int(m.argument_size_in_bytes)
+    except Exception as e:  # not every backend/version has it
+        info["jax_memory_error"] = str(e)
+    return True, jfwd, jvjp, fargs, wv, rv, cot
+
+
 def worker(args):
     """Loads the kernel and the archive, answers `rep` with one NumPy/JAX timing round."""
     import numpy as np
@@ -256,48 +303,11 @@ def worker(args):
             have_jax = False
             info["jax_missing"] = "jax is not installed"
     if have_jax:
-        jax.config.update("jax_enable_x64", True)
-        jax.config.update("jax_platforms", "cpu")
-        port = load_module(jax_path, "jax_" + k["kernel"])
-        jparams = list(inspect.signature(port.kernel).parameters)
-        static = {p: sizes[p] for p in jparams if p in sizes and p not in inputs}
-        floats = [p for p in jparams if p in inputs]
-        wrt = [p for p in floats if p in c_adjoint]
-        rest = [p for p in floats if p not in c_adjoint]
-        of = sorted(weights)
-
-        def fwd(*vals):
-            return port.kernel(**static, **dict(zip(floats, vals)))
-
-        def loss_outputs(wrt_vals, rest_vals):
-            outs = port.kernel(**static, **dict(zip(wrt, wrt_vals)), **dict(zip(rest, rest_vals)))
-            return tuple(outs[n] for n in of)
-
-        def vjp(wrt_vals, rest_vals, cot):
-            _, pull = jax.vjp(lambda *w: loss_outputs(w, rest_vals), *wrt_vals)
-            return pull(cot)
-
-        jfwd = jax.jit(fwd)
-        jvjp = jax.jit(vjp)
-        fargs = [jnp.asarray(inputs[p]) for p in floats]
-        wv = tuple(jnp.asarray(inputs[p]) for p in wrt)
-        rv = tuple(jnp.asarray(inputs[p]) for p in rest)
-        cot = tuple(jnp.asarray(weights[n]) for n in of)
-        t0 = time.perf_counter()
-        jout = jax.block_until_ready(jfwd(*fargs))
-        info["jax_forward_compile_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        grads = jax.block_until_ready(jvjp(wv, rv, cot))
-        info["jax_vjp_compile_s"] = time.perf_counter() - t0
-        info["jax_vs_numpy"] = max((rel_err(jout[n], np_out[n]) for n in jout if n in np_out), default=None)
-        info["grad_rel_err"] = {p: rel_err(c_adjoint[p], g) for p, g in zip(wrt, grads)}
         try:
-            m = jvjp.lower(wv, rv, cot).compile().memory_analysis()
-            info["jax_vjp_temp_bytes"] = int(m.temp_size_in_bytes)
-            info["jax_vjp_output_bytes"] = int(m.output_size_in_bytes)
-            info["jax_vjp_argument_bytes"] = int(m.argument_size_in_bytes)
-        except Exception as e:  # not every backend/version has it
-            info["jax_memory_error"] = str(e)
+            have_jax, jfwd, jvjp, fargs, wv, rv, cot = setup_jax(jax, jnp, jax_path, k, inputs, weights, c_adjoint, np_out, sizes, info)
+        except Exception as e:  # a broken port costs its JAX columns, not the kernel's row
+            have_jax = False
+            info["jax_error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     elif k["jax"] and "jax_missing" not in info:
         info["jax_missing"] = f"no port benchmarks/jax/{k['kernel']}.py"
     print(json.dumps({"ready": info}), flush=True)
@@ -529,7 +539,9 @@ def markdown(run, results):
         fwd, adj = g("adjc_omp1_forward"), g("adjc_omp1_adjoint")
         sp = g("jax_vjp_1") / adj if g("jax_vjp_1") and adj else None
         grad = ck.get("grad_rel_err")
-        grad_txt = fmt(max(grad.values()), ".1e") if grad else ("no port" if ck.get("jax_missing") else "–")
+        grad_txt = fmt(max(grad.values()), ".1e") if grad else (
+            "no port" if ck.get("jax_missing") else ("JAX error" if ck.get("jax_error") else "–")
+        )
         name = r["kernel"] + (" (non-finite)" if r.get("warning") else "")
         lines.append(
             f"| {name} | {fmt_ms(T.get('numpy_forward_1'))} | {fmt_ms(T.get('adjc_omp1_forward'))} | "
