@@ -689,9 +689,10 @@ def plots(results, out, threads):
             ax.bar([xi + (i - 1) * 0.27 for xi in x], ys, 0.27, label=label)
         ax.axhline(1.6, color="r", lw=0.8, ls="--", label="goal: 1.6")
         ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_yscale("log")
         ax.set_xticks(x)
         ax.set_xticklabels(names, rotation=60, ha="right")
-        ax.set_ylabel("speedup, 1 → 2 threads")
+        ax.set_ylabel("speedup, 1 → 2 threads (T1/T2)")
         ax.legend()
         save(fig, "scaling")
 
