@@ -23,6 +23,7 @@ mod omp;
 mod reserved;
 mod sizes;
 mod templates;
+mod work;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
