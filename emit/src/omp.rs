@@ -32,7 +32,9 @@
 //!   drops the parallel copy. Hoisted regions with a run-time work estimate are guarded
 //!   the same way.
 //! * Maps inside a parallel map, or run by one thread (`omp single`), get nothing. A map
-//!   whose body pushes or pops a stack tape stays sequential (the tape's order matters).
+//!   whose body pushes or pops a stack tape stays sequential (the tape's order matters), and
+//!   so does one that calls BLAS: no library call runs inside an adjc parallel region (a
+//!   threaded BLAS there would oversubscribe the cores; see `runtime-c/adjc_blas.h`).
 //! * **Clauses.** `collapse(2)` only when the outer trip count is a constant smaller than
 //!   [`COLLAPSE_BELOW`] (too few iterations to share); `schedule(static, 1)` when inner
 //!   bounds depend on an outer dimension of the map (triangular: balances the rows);
@@ -194,6 +196,12 @@ fn uses_stack(b: &Block) -> bool {
     found
 }
 
+fn calls_library(b: &Block) -> bool {
+    let mut found = false;
+    walk_stmts(b, &mut |s| found |= matches!(s.kind, StmtKind::Call(_)));
+    found
+}
+
 fn has_map(b: &Block) -> bool {
     let mut found = false;
     walk_stmts(b, &mut |s| found |= matches!(s.kind, StmtKind::Map(_)));
@@ -334,6 +342,11 @@ impl Walker<'_> {
         }
         if uses_stack(&m.body) {
             plan.note = Some("sequential: its body uses a stack tape".into());
+            return plan;
+        }
+        if calls_library(&m.body) {
+            // A multithreaded BLAS inside a parallel loop would oversubscribe the cores.
+            plan.note = Some("sequential: its body calls BLAS, which has threads of its own".into());
             return plan;
         }
         let written = written_vars(&m.body);
