@@ -50,7 +50,8 @@
 #define ADJC_OMP_MIN_WORK 20000.0
 #endif
 #ifdef _OPENMP
-#include <omp.h>
+/* Declared here rather than through <omp.h>, which not every -fopenmp setup ships. */
+int omp_get_max_threads(void);
 #define ADJC_OMP_PAYS(work) ((work) >= (ADJC_OMP_MIN_WORK) && omp_get_max_threads() > 1)
 #else
 #define ADJC_OMP_PAYS(work) ((void)(work), 0)
