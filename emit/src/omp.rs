@@ -163,7 +163,7 @@ struct Use {
 
 /// Where the walk is.
 #[derive(Clone, Copy, Debug, Default)]
-struct Place_ {
+struct At {
     /// Inside a sequential loop (or a map kept sequential).
     in_seq: bool,
     /// At the level of a hoisted region where maps are `omp for`.
@@ -181,7 +181,7 @@ struct Walker<'a> {
     uses: Vec<Use>,
     chain: Vec<MapKey>,
     parallel: Option<MapKey>,
-    at: Place_,
+    at: At,
 }
 
 /// Whether `v` is a scalar local that the function declares itself.
@@ -226,17 +226,16 @@ fn ops_note(w: &Work) -> String {
 
 /// Checks a loop for a hoisted region (module docs): the loops inside that every thread
 /// runs, and the work and number of worksharing / single constructs per iteration.
-struct RegionCheck<'a> {
+struct RegionCheck {
     written: BTreeSet<VarId>,
     est: Estimator,
     loops: Vec<MapKey>,
     total: Work,
     constructs: usize,
     maps: usize,
-    _f: &'a Function,
 }
 
-impl RegionCheck<'_> {
+impl RegionCheck {
     fn level(&mut self, l: &Loop) -> bool {
         let bounds = [&l.start, &l.stop, &l.step];
         if bounds.iter().any(|e| e.vars().iter().any(|v| self.written.contains(v))) {
@@ -277,7 +276,7 @@ impl RegionCheck<'_> {
 }
 
 /// The region around `l`, if it gets one, and the inner loops every thread runs.
-fn region_of(f: &Function, l: &Loop) -> Option<(Region, Vec<MapKey>)> {
+fn region_of(l: &Loop) -> Option<(Region, Vec<MapKey>)> {
     let mut refused = false;
     walk_stmts(&l.body, &mut |s| {
         refused |= matches!(
@@ -300,7 +299,6 @@ fn region_of(f: &Function, l: &Loop) -> Option<(Region, Vec<MapKey>)> {
         total: Work::default(),
         constructs: 0,
         maps: 0,
-        _f: f,
     };
     if !check.level(l) || check.maps == 0 {
         return None;
@@ -326,7 +324,7 @@ impl Walker<'_> {
         }
     }
 
-    fn with<R>(&mut self, at: Place_, f: impl FnOnce(&mut Self) -> R) -> R {
+    fn with<R>(&mut self, at: At, f: impl FnOnce(&mut Self) -> R) -> R {
         let saved = self.at;
         self.at = at;
         let r = f(self);
@@ -410,11 +408,11 @@ impl Walker<'_> {
                 self.chain.push(k);
                 let at = if self.at.region && !parallel {
                     // A tape-popping map of a hoisted region runs in `omp single`.
-                    Place_ { serial: true, ..self.at }
+                    At { serial: true, ..self.at }
                 } else if sequential_here {
-                    Place_ { in_seq: true, region: false, ..self.at }
+                    At { in_seq: true, region: false, ..self.at }
                 } else {
-                    Place_ { region: false, ..self.at }
+                    At { region: false, ..self.at }
                 };
                 self.with(at, |w| w.block(&m.body));
                 self.chain.pop();
@@ -429,25 +427,25 @@ impl Walker<'_> {
                 }
                 if self.at.region {
                     // A loop without maps inside a hoisted region: one thread runs it.
-                    self.with(Place_ { serial: true, region: false, ..self.at }, |w| w.block(&l.body));
+                    self.with(At { serial: true, region: false, ..self.at }, |w| w.block(&l.body));
                     return;
                 }
                 if self.parallel.is_none() && !self.at.serial {
-                    if let Some((region, loops)) = region_of(self.f, l) {
+                    if let Some((region, loops)) = region_of(l) {
                         self.regions.insert(k, region);
                         self.region_loops.extend(loops);
-                        self.with(Place_ { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
+                        self.with(At { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
                         return;
                     }
                 }
-                self.with(Place_ { in_seq: true, ..self.at }, |w| w.block(&l.body));
+                self.with(At { in_seq: true, ..self.at }, |w| w.block(&l.body));
                 return;
             }
             _ => {}
         }
         if self.at.region {
             // Other statements of a hoisted region run in `omp single`.
-            self.with(Place_ { serial: true, region: false, ..self.at }, |w| {
+            self.with(At { serial: true, region: false, ..self.at }, |w| {
                 for b in s.blocks() {
                     w.block(b);
                 }
@@ -479,13 +477,21 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
     if m.dims.len() < 2 || m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v))) {
         return false;
     }
-    let contiguous_ok = |var: VarId, index: &[Expr]| -> bool {
+    // Reads may leave `v` out of the index (a value broadcast along the loop); writes must
+    // follow it (each lane its own element).
+    let contiguous_ok = |var: VarId, index: &[Expr], write: bool| -> bool {
         let Type::Array { layout, .. } = &f.var(var).ty else { return true };
         let fast = match layout {
             Layout::RowMajor => index.len().saturating_sub(1),
             Layout::ColMajor => 0,
         };
-        index.iter().enumerate().all(|(k, e)| if k == fast { !e.mentions(v) || unit_in(e, v) } else { !e.mentions(v) })
+        index.iter().enumerate().all(|(k, e)| {
+            if k == fast {
+                unit_in(e, v) || (!write && !e.mentions(v))
+            } else {
+                !e.mentions(v)
+            }
+        })
     };
     let mut ok = true;
     walk_stmts(&m.body, &mut |s| {
@@ -494,7 +500,7 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
                 if target.is_scalar() {
                     ok &= private.contains(&target.var);
                 } else {
-                    ok &= contiguous_ok(target.var, &target.index);
+                    ok &= contiguous_ok(target.var, &target.index, true);
                 }
             }
             StmtKind::If { .. } => {}
@@ -503,7 +509,7 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
         s.exprs(&mut |e| {
             e.walk(&mut |x| {
                 if let ExprKind::Load(a, idx) = &x.kind {
-                    ok &= contiguous_ok(*a, idx);
+                    ok &= contiguous_ok(*a, idx, false);
                 }
             })
         });
@@ -522,7 +528,7 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>) -> Plan {
         uses: Vec::new(),
         chain: Vec::new(),
         parallel: None,
-        at: Place_::default(),
+        at: At::default(),
     };
     w.block(&f.body);
     let Walker { mut maps, uses, regions, region_loops, .. } = w;
