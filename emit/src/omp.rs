@@ -209,7 +209,7 @@ fn has_map(b: &Block) -> bool {
 }
 
 fn stmt_has_map(s: &Stmt) -> bool {
-    matches!(s.kind, StmtKind::Map(_)) || s.blocks().into_iter().any(|b| has_map(b))
+    matches!(s.kind, StmtKind::Map(_)) || s.blocks().into_iter().any(has_map)
 }
 
 /// Whether a map's work needs no parallel region: a constant below the threshold.
