@@ -191,14 +191,16 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             let line = s.span.line;
-            if line != 0 && line != last {
+            // The sequential copy of a guarded loop repeats no comment: the parallel copy
+            // just above quotes every source line once.
+            if line != 0 && line != last && !self.serial_copy {
                 if spaced && !first {
                     self.line("");
                 }
                 self.line(self.quote.line(line));
                 last = line;
             }
-            if let Some(note) = &s.note {
+            if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
                 self.line(format!("/* {} */", comment_text(note)));
             }
             self.stmt(s, last)?;
