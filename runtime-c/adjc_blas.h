@@ -16,6 +16,13 @@
  * parallel over rows with OpenMP for large products. Everything it defines is prefixed
  * `adjc_` except the CBLAS names it stands in for.
  *
+ * Threads: generated code never calls BLAS inside one of its OpenMP parallel regions (maps
+ * that call BLAS stay sequential, loops that call BLAS get no region), so a threaded BLAS
+ * and OpenMP take turns on the cores instead of oversubscribing them. Link Debian's default
+ * OpenBLAS (the pthread build) as usual; calling the generated functions from inside your
+ * own parallel region, set OPENBLAS_NUM_THREADS=1. The OpenMP build of OpenBLAS
+ * (libopenblas0-openmp) measured 10x slower on many small gemms (README: OpenMP placement).
+ *
  * Compiles with -std=c11 -Wall -Wextra -Werror, with and without -fopenmp.
  */
 #ifndef ADJC_BLAS_H_INCLUDED

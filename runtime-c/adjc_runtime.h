@@ -37,6 +37,26 @@
 #define ADJC_OMP(...)
 #endif
 
+/*
+ * Whether a parallel loop with `work` operations (adjc's estimate: trip counts times the
+ * operations of the body, a double) pays for its fork/join or barriers. adjc writes
+ * `if (ADJC_OMP_PAYS(work)) { parallel loop } else { the same loop, sequential }` where the
+ * work is only known at run time (an `if` clause would not do: a region with `if(0)` costs
+ * as much as a parallel one). False at one thread and without OpenMP (the compiler then
+ * drops the parallel copy). Override the threshold with -DADJC_OMP_MIN_WORK=...; 0 makes
+ * every such loop parallel (the tests do that to exercise the parallel copies).
+ */
+#ifndef ADJC_OMP_MIN_WORK
+#define ADJC_OMP_MIN_WORK 20000.0
+#endif
+#ifdef _OPENMP
+/* Declared here rather than through <omp.h>, which not every -fopenmp setup ships. */
+int omp_get_max_threads(void);
+#define ADJC_OMP_PAYS(work) ((work) >= (ADJC_OMP_MIN_WORK) && omp_get_max_threads() > 1)
+#else
+#define ADJC_OMP_PAYS(work) ((void)(work), 0)
+#endif
+
 /* ---- statistics (only with -DADJC_STATS) ------------------------------------------ */
 
 /*

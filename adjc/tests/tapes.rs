@@ -82,7 +82,40 @@ struct Loops {
 /// loops and `if`s it is nested in; source-line quotes (`heat.py:6 ...`) mark the loops of
 /// source statements. Loops that follow a loop of a split map at the same depth belong to
 /// that map.
+/// The lines without the sequential copies of guarded OpenMP loops (`if (ADJC_OMP_PAYS(..))
+/// { parallel } else { copy }`): the copy is the same loop, not another one.
+fn without_serial_copies<'a>(f: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut guards: Vec<usize> = Vec::new();
+    let mut skip: Option<usize> = None;
+    for l in f {
+        let depth = l.len() - l.trim_start().len();
+        let t = l.trim();
+        if let Some(d) = skip {
+            if depth == d && t == "}" {
+                skip = None;
+            }
+            continue;
+        }
+        if t.starts_with("if (ADJC_OMP_PAYS(") {
+            guards.push(depth);
+            continue;
+        } else if t == "} else {" && guards.last() == Some(&depth) {
+            guards.pop();
+            skip = Some(depth);
+            continue;
+        }
+        // Pragmas and their comments stand between a loop and its source quote.
+        if t.starts_with("ADJC_OMP(") || t.starts_with("/* one parallel region") || t.starts_with("/* parallel only") {
+            continue;
+        }
+        out.push(*l);
+    }
+    out
+}
+
 fn count_loops(f: &[&str], source: &str) -> Loops {
+    let f = &without_serial_copies(f)[..];
     let mut n = Loops::default();
     let mut in_split: std::collections::BTreeMap<usize, bool> = Default::default();
     for (k, l) in f.iter().enumerate() {

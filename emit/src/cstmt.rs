@@ -4,7 +4,7 @@
 use crate::cexpr::{self, c_type, negated, zero};
 use crate::ctx::FnCtx;
 use crate::layout::{self, Access};
-use crate::omp::{self, MapKey, Plan, Sync};
+use crate::omp::{self, MapKey, MapPlan, Mode, Plan, Sync};
 use crate::sizes::Arena;
 use adjc_ir::{
     written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
@@ -62,6 +62,11 @@ pub(crate) struct Emitter<'a> {
     parallel: Option<MapKey>,
     /// Whether some statement jumps to the `out_of_memory` label.
     pub uses_goto: bool,
+    /// At the level of a hoisted parallel region: maps are `omp for`, other statements are
+    /// grouped into `omp single`.
+    region_level: bool,
+    /// Writing the sequential copy of a guarded map or region: no OpenMP at all.
+    serial_copy: bool,
     /// Arrays allocated where their `Alloc` stands (a memory plan), not at the top.
     placed: &'a BTreeSet<VarId>,
     /// Their places in the block reserved on entry, and how many have been taken so far.
@@ -86,6 +91,8 @@ impl<'a> Emitter<'a> {
             chain: Vec::new(),
             parallel: None,
             uses_goto: false,
+            region_level: false,
+            serial_copy: false,
             placed,
             arena,
             taken: 0,
@@ -146,7 +153,23 @@ impl<'a> Emitter<'a> {
     /// by blank lines (at the top level of a function).
     pub fn block(&mut self, block: &[Stmt], mut last: u32, spaced: bool) -> Result<(), Diagnostic> {
         let mut first = true;
+        let region = self.region_level;
+        let mut in_single = false;
         for s in block {
+            if region {
+                let shared = self.shared_construct(s);
+                if !shared && !in_single {
+                    self.line("ADJC_OMP(single)");
+                    self.line("{");
+                    self.depth += 1;
+                    in_single = true;
+                } else if shared && in_single {
+                    self.depth -= 1;
+                    self.line("}");
+                    in_single = false;
+                }
+                self.region_level = shared;
+            }
             if let StmtKind::Alloc(v) | StmtKind::Free(v) = s.kind {
                 // Hoisted (allocated at the top of the function, freed at the end) unless a
                 // memory plan placed it.
@@ -168,20 +191,37 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             let line = s.span.line;
-            if line != 0 && line != last {
+            // The sequential copy of a guarded loop repeats no comment: the parallel copy
+            // just above quotes every source line once.
+            if line != 0 && line != last && !self.serial_copy {
                 if spaced && !first {
                     self.line("");
                 }
                 self.line(self.quote.line(line));
                 last = line;
             }
-            if let Some(note) = &s.note {
+            if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
                 self.line(format!("/* {} */", comment_text(note)));
             }
             self.stmt(s, last)?;
             first = false;
         }
+        if in_single {
+            self.depth -= 1;
+            self.line("}");
+        }
+        self.region_level = region;
         Ok(())
+    }
+
+    /// Whether every thread of a hoisted region runs `s` (a worksharing map, or a loop
+    /// holding them); other statements run in `omp single`.
+    fn shared_construct(&self, s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Map(m) => self.plan.map(m).is_some_and(|p| p.mode == Mode::Workshare),
+            StmtKind::Loop(l) => self.plan.region_loops.contains(&omp::loop_key(l)),
+            _ => false,
+        }
     }
 
     fn stmt(&mut self, s: &Stmt, line: u32) -> Result<(), Diagnostic> {
@@ -294,6 +334,42 @@ impl<'a> Emitter<'a> {
     }
 
     fn for_loop(&mut self, l: &Loop, line: u32) -> Result<(), Diagnostic> {
+        let region = if self.serial_copy || self.region_level { None } else { self.plan.region(l) };
+        let Some(region) = region else { return self.plain_loop(l, line) };
+        let mut note = "one parallel region around the loop: its maps share their iterations (omp for), the \
+                        other statements run on one thread (omp single)"
+            .to_string();
+        if let Some(guard) = &region.guard {
+            note.push_str(
+                "; only when the work per construct pays for it (ADJC_OMP_PAYS), else the same loop, sequential, after `else`",
+            );
+            let text = format!("if (ADJC_OMP_PAYS({})) {{", guard.render(self.cx));
+            self.line(format!("/* {note} */"));
+            self.line(text);
+            self.depth += 1;
+        } else {
+            self.line(format!("/* {note} */"));
+        }
+        self.line("ADJC_OMP(parallel)");
+        self.region_level = true;
+        let result = self.plain_loop(l, line);
+        self.region_level = false;
+        result?;
+        if region.guard.is_some() {
+            self.depth -= 1;
+            self.line("} else {");
+            self.depth += 1;
+            self.serial_copy = true;
+            let result = self.plain_loop(l, line);
+            self.serial_copy = false;
+            result?;
+            self.depth -= 1;
+            self.line("}");
+        }
+        Ok(())
+    }
+
+    fn plain_loop(&mut self, l: &Loop, line: u32) -> Result<(), Diagnostic> {
         let var = self.cx.name(l.var);
         // Python evaluates range() bounds once; C re-evaluates the condition. Copy a bound
         // the body changes.
@@ -357,15 +433,44 @@ impl<'a> Emitter<'a> {
     }
 
     fn map(&mut self, m: &Map, line: u32) -> Result<(), Diagnostic> {
-        let k = omp::key(m);
         let plan = self.plan.map(m).cloned().unwrap_or_default();
-        if let Some(reason) = plan.sequential_reason {
-            self.line(format!("/* sequential: {reason} */"));
+        if self.serial_copy {
+            return self.map_nest(m, line, &plan, None);
         }
-        if let Some(p) = self.plan.pragma(self.cx, m) {
+        if let Some(note) = &plan.note {
+            self.line(format!("/* {} */", comment_text(note)));
+        }
+        let pragma = self.plan.pragma(self.cx, m);
+        if plan.mode != Mode::Guarded {
+            return self.map_nest(m, line, &plan, pragma);
+        }
+        let text = format!("if (ADJC_OMP_PAYS({})) {{", plan.work.render(self.cx));
+        self.line(text);
+        self.depth += 1;
+        self.map_nest(m, line, &plan, pragma)?;
+        self.depth -= 1;
+        self.line("} else {");
+        self.depth += 1;
+        self.serial_copy = true;
+        let result = self.map_nest(m, line, &plan, None);
+        self.serial_copy = false;
+        result?;
+        self.depth -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// The loops of a map, with `pragma` (parallel) or without (sequential).
+    fn map_nest(&mut self, m: &Map, line: u32, plan: &MapPlan, pragma: Option<String>) -> Result<(), Diagnostic> {
+        let k = omp::key(m);
+        let parallel = pragma.is_some();
+        if let Some(p) = pragma {
             self.line(format!("ADJC_OMP({p})"));
         }
-        for d in &m.dims {
+        for (n, d) in m.dims.iter().enumerate() {
+            if parallel && plan.simd && n + 1 == m.dims.len() {
+                self.line("ADJC_OMP(simd)");
+            }
             let var = self.cx.name(d.var);
             let text =
                 format!("for (int64_t {var} = {}; {}; {var}++) {{", self.expr(&d.start), self.upper_cond(var, &d.stop));
@@ -373,9 +478,11 @@ impl<'a> Emitter<'a> {
             self.depth += 1;
         }
         let saved = self.parallel;
-        if plan.parallel {
+        if parallel {
             self.parallel = Some(k);
         }
+        let saved_region = self.region_level;
+        self.region_level = false;
         self.chain.push(k);
         for v in &plan.private {
             let ty = self.cx.f.var(*v).ty.elem();
@@ -388,6 +495,7 @@ impl<'a> Emitter<'a> {
         let result = self.block(&m.body, line, false);
         self.chain.pop();
         self.parallel = saved;
+        self.region_level = saved_region;
         result?;
         for _ in &m.dims {
             self.depth -= 1;

@@ -2,12 +2,13 @@
 //!
 //! Turns IR functions into one `.c` file and one `.h` file following
 //! `design/conventions.md`: source names, a comment quoting the source line above each
-//! statement group, `#pragma omp parallel for` (through the runtime's `ADJC_OMP` macro, so
-//! the code also builds warning-free without OpenMP), work arrays allocated up front, and
+//! statement group, OpenMP where the work pays for it (`omp`: through the runtime's
+//! `ADJC_OMP` macro, so the code also builds warning-free without OpenMP; work estimates in
+//! `work`), work arrays allocated up front, and
 //! `int` status returns.
 //!
 //! Modules: [`names`] (C identifiers), `cexpr` (expressions), `cstmt` (statements), `omp`
-//! (parallelisation and declaration scopes), `layout` (index macros), `doc` (header
+//! (OpenMP placement and declaration scopes), `work` (work estimates), `layout` (index macros), `doc` (header
 //! comments), `function` (one function's pieces), `templates` (file layout).
 
 mod blas;
@@ -23,6 +24,7 @@ mod omp;
 mod reserved;
 mod sizes;
 mod templates;
+mod work;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;

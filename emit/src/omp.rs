@@ -1,40 +1,125 @@
-//! OpenMP decisions, and where each scalar local is declared.
+//! OpenMP placement, and where each scalar local is declared.
 //!
-//! * The outermost `Map` of a nest gets `#pragma omp parallel for` (through `ADJC_OMP`),
-//!   with `collapse(k)` over its `k` dimensions. Maps inside it, even below a sequential
-//!   loop, run inside that thread and get nothing. A map whose body pushes or pops a stack
-//!   tape stays sequential (the tape's order matters); maps inside it may be parallel.
+//! OpenMP costs a fork/join (a parallel region, ~0.3 µs at 1 thread, a few µs at 2) or a
+//! barrier (worksharing inside a region) each time a parallel loop runs; gcc also stops
+//! vectorising a `collapse`d nest. So placement is a cost decision, made per map from a
+//! work estimate ([`crate::work`]: trip counts times the operations of the body, symbolic in
+//! the sizes) compared with `ADJC_OMP_MIN_WORK` (`adjc_runtime.h`, [`MIN_WORK`] operations,
+//! overridable with `-DADJC_OMP_MIN_WORK=...`):
+//!
+//! * **Hoisted regions.** A sequential loop (a time loop, forward or reversed) whose body
+//!   holds maps gets one `parallel` region around the whole loop instead of one per map and
+//!   iteration: every thread runs the loop (its variable is declared by the `for`, so
+//!   private; its bounds read nothing the loop writes, so every thread runs the same
+//!   iterations), each map in it is an `omp for` (its implicit barrier orders it with what
+//!   follows; no `nowait`), and each run of other statements (scalars, tape reads, small or
+//!   tape-popping maps, loops without maps) is one `omp single` (whose implicit barrier
+//!   publishes the scalars it writes before any thread reads them). Inner sequential loops
+//!   holding maps are run by every thread the same way. Not hoisted (per-map rules below)
+//!   when the loop holds a stack push (its `goto` cannot leave a region), a library call
+//!   (BLAS must not run inside a region: oversubscription), an allocation, or a map under
+//!   an `if`; or when the average work per worksharing construct is a constant below the
+//!   threshold.
+//! * **Outermost maps** (not inside a sequential loop) are `parallel for` unless their work
+//!   is a constant below the threshold (then they stay sequential and maps inside them are
+//!   considered in turn, as inside a sequential loop).
+//! * **Maps inside a sequential loop** (not hoisted): `parallel for` when the work is a
+//!   constant above the threshold, sequential when below, and when it is only known at run
+//!   time, two copies: `if (ADJC_OMP_PAYS(work)) { parallel } else { sequential }`. An
+//!   `if` *clause* would not do: a region with `if(0)` still costs as much as a parallel one
+//!   at 1 thread (measured 0.28 µs), which made cholesky's adjoint 7× slower.
+//!   `ADJC_OMP_PAYS` is false at 1 thread and in builds without OpenMP, where the compiler
+//!   drops the parallel copy. Hoisted regions with a run-time work estimate are guarded
+//!   the same way.
+//! * Maps inside a parallel map, or run by one thread (`omp single`), get nothing. A map
+//!   whose body pushes or pops a stack tape stays sequential (the tape's order matters), and
+//!   so does one that calls BLAS: no library call runs inside an adjc parallel region (a
+//!   threaded BLAS there would oversubscribe the cores; see `runtime-c/adjc_blas.h`).
+//! * **Clauses.** `collapse(2)` only when the outer trip count is a constant smaller than
+//!   [`COLLAPSE_BELOW`] (too few iterations to share); `schedule(static, 1)` when inner
+//!   bounds depend on an outer dimension of the map (triangular: balances the rows);
+//!   `ADJC_OMP(simd)` on the innermost loop of a multi-dimensional parallel map when every
+//!   access is unit-stride in it and the body has no inner loop, call, tape, shared update
+//!   or scalar written outside the iteration.
 //! * Scalar locals written inside a map body are private to an iteration: they are declared
 //!   at the top of the body of the parallel map around the write (or of the outermost map
 //!   when none is parallel). A variable also used outside such maps is declared at the
-//!   function's top as well.
+//!   function's top as well (shared inside hoisted regions, written there only in `single`).
 //! * `shared` accumulations into a scalar declared outside the parallel map become
 //!   `reduction(op:x)` clauses; into array elements or `out` scalars, `omp atomic` (or
 //!   `omp critical` for max/min, which `atomic` cannot express).
 
 use crate::ctx::FnCtx;
-use adjc_ir::{walk_stmts, AccOp, Block, Function, Map, Place, Scalar, Stmt, StmtKind, VarId, VarRole};
+use crate::work::{Estimator, Work};
+use adjc_ir::{
+    walk_stmts, written_vars, AccOp, Block, Expr, ExprKind, Function, Layout, Loop, Map, Place, Scalar, Stmt, StmtKind,
+    Type, VarId, VarRole,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Identifies a `Map` statement of the function being emitted (its address, stable while
-/// the function is borrowed; only used for lookups, never iterated into the output).
+/// The default of `ADJC_OMP_MIN_WORK` (keep equal to `runtime-c/adjc_runtime.h`): the
+/// operations a parallel loop must have to pay for its fork/join or barrier.
+pub(crate) const MIN_WORK: f64 = 20000.0;
+
+/// A map is collapsed when its outer trip count is a constant below this.
+pub(crate) const COLLAPSE_BELOW: i64 = 16;
+
+/// Identifies a `Map` or `Loop` statement of the function being emitted (its address,
+/// stable while the function is borrowed; only used for lookups, never iterated into the
+/// output).
 pub(crate) type MapKey = usize;
 
 pub(crate) fn key(m: &Map) -> MapKey {
     m as *const Map as usize
 }
 
+pub(crate) fn loop_key(l: &Loop) -> MapKey {
+    l as *const Loop as usize
+}
+
+/// How a map runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Mode {
+    #[default]
+    Sequential,
+    /// `parallel for`.
+    Parallel,
+    /// `parallel for` when `ADJC_OMP_PAYS(work)`, a sequential copy otherwise.
+    Guarded,
+    /// `for` inside a hoisted region.
+    Workshare,
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MapPlan {
-    pub parallel: bool,
+    pub mode: Mode,
     /// Number of loops the pragma collapses (1: no clause).
     pub collapse: usize,
+    /// `ADJC_OMP(simd)` on the innermost loop.
+    pub simd: bool,
+    /// `schedule(static, 1)` for triangular maps.
+    pub balanced: bool,
+    /// The work estimate (the guard of a `Guarded` map).
+    pub work: Work,
     /// Scalars combined across iterations by a reduction clause.
     pub reductions: BTreeMap<VarId, AccOp>,
     /// Scalars declared at the top of the body (iteration-private), in `VarId` order.
     pub private: Vec<VarId>,
-    /// Why a map that could have been parallel is not.
-    pub sequential_reason: Option<&'static str>,
+    /// Why a map that could have been parallel is not, or is guarded.
+    pub note: Option<String>,
+}
+
+impl MapPlan {
+    pub fn parallel(&self) -> bool {
+        self.mode != Mode::Sequential
+    }
+}
+
+/// A sequential loop with one parallel region around it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Region {
+    /// Average work per worksharing construct, when only known at run time.
+    pub guard: Option<Work>,
 }
 
 /// How a `shared` accumulation is protected.
@@ -48,6 +133,10 @@ pub(crate) enum Sync {
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     pub maps: BTreeMap<MapKey, MapPlan>,
+    /// Hoisted loops (keyed by [`loop_key`]).
+    pub regions: BTreeMap<MapKey, Region>,
+    /// Sequential loops inside a hoisted region that every thread runs (they hold maps).
+    pub region_loops: BTreeSet<MapKey>,
     /// Scalar locals declared at the top of the function, in `VarId` order.
     pub top: Vec<VarId>,
     /// Declarations (`None` = function top, `Some(map)` = that map's body) of variables that
@@ -72,13 +161,27 @@ struct Use {
     parallel: Option<MapKey>,
 }
 
+/// Where the walk is.
+#[derive(Clone, Copy, Debug, Default)]
+struct At {
+    /// Inside a sequential loop (or a map kept sequential).
+    in_seq: bool,
+    /// At the level of a hoisted region where maps are `omp for`.
+    region: bool,
+    /// Run by one thread (`omp single`) or inside a parallel map: no parallelism.
+    serial: bool,
+}
+
 struct Walker<'a> {
     f: &'a Function,
     stacks: &'a BTreeSet<VarId>,
     maps: BTreeMap<MapKey, MapPlan>,
+    regions: BTreeMap<MapKey, Region>,
+    region_loops: BTreeSet<MapKey>,
     uses: Vec<Use>,
     chain: Vec<MapKey>,
     parallel: Option<MapKey>,
+    at: At,
 }
 
 /// Whether `v` is a scalar local that the function declares itself.
@@ -93,6 +196,121 @@ fn uses_stack(b: &Block) -> bool {
     found
 }
 
+fn calls_library(b: &Block) -> bool {
+    let mut found = false;
+    walk_stmts(b, &mut |s| found |= matches!(s.kind, StmtKind::Call(_)));
+    found
+}
+
+fn has_map(b: &Block) -> bool {
+    let mut found = false;
+    walk_stmts(b, &mut |s| found |= matches!(s.kind, StmtKind::Map(_)));
+    found
+}
+
+fn stmt_has_map(s: &Stmt) -> bool {
+    matches!(s.kind, StmtKind::Map(_)) || s.blocks().into_iter().any(has_map)
+}
+
+/// Whether a map's work needs no parallel region: a constant below the threshold.
+fn too_small(w: &Work) -> bool {
+    w.as_const().is_some_and(|c| c < MIN_WORK)
+}
+
+fn ops_note(w: &Work) -> String {
+    format!(
+        "sequential: too little work for a parallel region (about {} operations)",
+        w.as_const().unwrap_or(0.0).round() as i64
+    )
+}
+
+/// Checks a loop for a hoisted region (module docs): the loops inside that every thread
+/// runs, and the work and number of worksharing / single constructs per iteration.
+struct RegionCheck {
+    written: BTreeSet<VarId>,
+    est: Estimator,
+    loops: Vec<MapKey>,
+    total: Work,
+    constructs: usize,
+    maps: usize,
+}
+
+impl RegionCheck {
+    fn level(&mut self, l: &Loop) -> bool {
+        let bounds = [&l.start, &l.stop, &l.step];
+        if bounds.iter().any(|e| e.vars().iter().any(|v| self.written.contains(v))) {
+            return false;
+        }
+        let Some(step) = l.step.as_int() else { return false };
+        // Trip counts inside are estimated over the range of the loop's variable.
+        self.est.bind_loop(l.var, &l.start, &l.stop, step);
+        let mut in_single = false;
+        for s in &l.body {
+            match &s.kind {
+                StmtKind::Map(m) if !uses_stack(&m.body) => {
+                    self.total.add(self.est.map(m));
+                    self.constructs += 1;
+                    self.maps += 1;
+                    in_single = false;
+                }
+                StmtKind::Loop(inner) if has_map(&inner.body) => {
+                    if !self.level(inner) {
+                        return false;
+                    }
+                    self.loops.push(loop_key(inner));
+                    in_single = false;
+                }
+                _ => {
+                    if !matches!(s.kind, StmtKind::Map(_)) && stmt_has_map(s) {
+                        return false;
+                    }
+                    if !in_single {
+                        self.constructs += 1;
+                        in_single = true;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The region around `l`, if it gets one, and the inner loops every thread runs.
+fn region_of(l: &Loop) -> Option<(Region, Vec<MapKey>)> {
+    let mut refused = false;
+    walk_stmts(&l.body, &mut |s| {
+        refused |= matches!(
+            s.kind,
+            StmtKind::Push { .. }
+                | StmtKind::Call(_)
+                | StmtKind::Alloc(_)
+                | StmtKind::Free(_)
+                | StmtKind::Section { .. }
+        )
+    });
+    if refused {
+        return None;
+    }
+    let written: BTreeSet<VarId> = written_vars(&l.body).into_iter().collect();
+    let mut check = RegionCheck {
+        est: Estimator::new(written.iter().copied()),
+        written,
+        loops: Vec::new(),
+        total: Work::default(),
+        constructs: 0,
+        maps: 0,
+    };
+    if !check.level(l) || check.maps == 0 {
+        return None;
+    }
+    let avg = check.total.scaled(1.0 / check.constructs as f64);
+    if too_small(&avg) {
+        return None;
+    }
+    let guard = if avg.as_const().is_some() { None } else { Some(avg) };
+    Some((Region { guard }, check.loops))
+}
+
 impl Walker<'_> {
     fn record(&mut self, var: VarId, kind: Kind) {
         if is_scalar_local(self.f, self.stacks, var) {
@@ -104,6 +322,56 @@ impl Walker<'_> {
         for s in b {
             self.stmt(s);
         }
+    }
+
+    fn with<R>(&mut self, at: At, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.at;
+        self.at = at;
+        let r = f(self);
+        self.at = saved;
+        r
+    }
+
+    /// The mode of a map met outside any parallel map.
+    fn decide(&mut self, m: &Map) -> MapPlan {
+        let mut plan = MapPlan { collapse: 1, ..MapPlan::default() };
+        if self.parallel.is_some() || self.at.serial {
+            return plan;
+        }
+        if uses_stack(&m.body) {
+            plan.note = Some("sequential: its body uses a stack tape".into());
+            return plan;
+        }
+        if calls_library(&m.body) {
+            // A multithreaded BLAS inside a parallel loop would oversubscribe the cores.
+            plan.note = Some("sequential: its body calls BLAS, which has threads of its own".into());
+            return plan;
+        }
+        let written = written_vars(&m.body);
+        plan.work = Estimator::new(written).map(m);
+        if self.at.region {
+            plan.mode = Mode::Workshare;
+        } else if too_small(&plan.work) {
+            plan.note = Some(ops_note(&plan.work));
+        } else if !self.at.in_seq || plan.work.as_const().is_some() {
+            plan.mode = Mode::Parallel;
+        } else {
+            plan.mode = Mode::Guarded;
+            plan.note = Some(
+                "parallel only when its work pays for a parallel region (ADJC_OMP_PAYS); the copy after `else` is the same loop, sequential"
+                    .into(),
+            );
+        }
+        if plan.parallel() {
+            let own: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
+            let rectangular = m.dims.iter().all(|d| own.iter().all(|v| !d.start.mentions(*v) && !d.stop.mentions(*v)));
+            plan.balanced = !rectangular;
+            let outer_trip = m.dims.first().and_then(|d| d.stop.clone().sub(d.start.clone()).as_int());
+            if rectangular && m.dims.len() >= 2 && outer_trip.is_some_and(|n| n < COLLAPSE_BELOW) {
+                plan.collapse = 2;
+            }
+        }
+        plan
     }
 
     fn stmt(&mut self, s: &Stmt) {
@@ -129,33 +397,60 @@ impl Walker<'_> {
             }
             StmtKind::Map(m) => {
                 let k = key(m);
-                let mut plan = MapPlan { collapse: 1, ..MapPlan::default() };
-                if self.parallel.is_none() {
-                    if uses_stack(&m.body) {
-                        plan.sequential_reason = Some("its body uses a stack tape");
-                    } else {
-                        plan.parallel = true;
-                        let own: Vec<VarId> = m.dims.iter().map(|d| d.var).collect();
-                        let rectangular =
-                            m.dims.iter().all(|d| own.iter().all(|v| !d.start.mentions(*v) && !d.stop.mentions(*v)));
-                        if rectangular {
-                            plan.collapse = m.dims.len();
-                        }
-                    }
-                }
-                let parallel = plan.parallel;
+                let plan = self.decide(m);
+                let parallel = plan.parallel();
+                let sequential_here = plan.mode == Mode::Sequential && self.parallel.is_none();
                 self.maps.insert(k, plan);
                 let saved = self.parallel;
                 if parallel {
                     self.parallel = Some(k);
                 }
                 self.chain.push(k);
-                self.block(&m.body);
+                let at = if self.at.region && !parallel {
+                    // A tape-popping map of a hoisted region runs in `omp single`.
+                    At { serial: true, ..self.at }
+                } else if sequential_here {
+                    At { in_seq: true, region: false, ..self.at }
+                } else {
+                    At { region: false, ..self.at }
+                };
+                self.with(at, |w| w.block(&m.body));
                 self.chain.pop();
                 self.parallel = saved;
                 return;
             }
+            StmtKind::Loop(l) => {
+                let k = loop_key(l);
+                if self.at.region && self.region_loops.contains(&k) {
+                    self.block(&l.body);
+                    return;
+                }
+                if self.at.region {
+                    // A loop without maps inside a hoisted region: one thread runs it.
+                    self.with(At { serial: true, region: false, ..self.at }, |w| w.block(&l.body));
+                    return;
+                }
+                if self.parallel.is_none() && !self.at.serial {
+                    if let Some((region, loops)) = region_of(l) {
+                        self.regions.insert(k, region);
+                        self.region_loops.extend(loops);
+                        self.with(At { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
+                        return;
+                    }
+                }
+                self.with(At { in_seq: true, ..self.at }, |w| w.block(&l.body));
+                return;
+            }
             _ => {}
+        }
+        if self.at.region {
+            // Other statements of a hoisted region run in `omp single`.
+            self.with(At { serial: true, region: false, ..self.at }, |w| {
+                for b in s.blocks() {
+                    w.block(b);
+                }
+            });
+            return;
         }
         for b in s.blocks() {
             self.block(b);
@@ -163,11 +458,80 @@ impl Walker<'_> {
     }
 }
 
-/// Plans declarations and OpenMP clauses for `f`. `stacks` are its stack tapes.
+/// Whether `v` appears in `e` only as `v`, `v + c` or `v - c` (`c` free of `v`).
+fn unit_in(e: &Expr, v: VarId) -> bool {
+    use adjc_ir::BinOp;
+    match &e.kind {
+        ExprKind::Var(x) => *x == v,
+        ExprKind::Binary(BinOp::Add, a, b) => (unit_in(a, v) && !b.mentions(v)) || (unit_in(b, v) && !a.mentions(v)),
+        ExprKind::Binary(BinOp::Sub, a, b) => unit_in(a, v) && !b.mentions(v),
+        _ => false,
+    }
+}
+
+/// Whether the innermost loop of `m` can carry `omp simd` (module docs). `private` are the
+/// scalars declared in its body.
+fn simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
+    let Some(inner) = m.dims.last() else { return false };
+    let v = inner.var;
+    if m.dims.len() < 2 || m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v))) {
+        return false;
+    }
+    // Reads may leave `v` out of the index (a value broadcast along the loop); writes must
+    // follow it (each lane its own element).
+    let contiguous_ok = |var: VarId, index: &[Expr], write: bool| -> bool {
+        let Type::Array { layout, .. } = &f.var(var).ty else { return true };
+        let fast = match layout {
+            Layout::RowMajor => index.len().saturating_sub(1),
+            Layout::ColMajor => 0,
+        };
+        index.iter().enumerate().all(|(k, e)| {
+            if k == fast {
+                unit_in(e, v) || (!write && !e.mentions(v))
+            } else {
+                !e.mentions(v)
+            }
+        })
+    };
+    let mut ok = true;
+    walk_stmts(&m.body, &mut |s| {
+        match &s.kind {
+            StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, shared: false, .. } => {
+                if target.is_scalar() {
+                    ok &= private.contains(&target.var);
+                } else {
+                    ok &= contiguous_ok(target.var, &target.index, true);
+                }
+            }
+            StmtKind::If { .. } => {}
+            _ => ok = false,
+        }
+        s.exprs(&mut |e| {
+            e.walk(&mut |x| {
+                if let ExprKind::Load(a, idx) = &x.kind {
+                    ok &= contiguous_ok(*a, idx, false);
+                }
+            })
+        });
+    });
+    ok
+}
+
+/// Plans declarations and OpenMP placement for `f`. `stacks` are its stack tapes.
 pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>) -> Plan {
-    let mut w = Walker { f, stacks, maps: BTreeMap::new(), uses: Vec::new(), chain: Vec::new(), parallel: None };
+    let mut w = Walker {
+        f,
+        stacks,
+        maps: BTreeMap::new(),
+        regions: BTreeMap::new(),
+        region_loops: BTreeSet::new(),
+        uses: Vec::new(),
+        chain: Vec::new(),
+        parallel: None,
+        at: At::default(),
+    };
     w.block(&f.body);
-    let Walker { mut maps, uses, .. } = w;
+    let Walker { mut maps, uses, regions, region_loops, .. } = w;
 
     let mut owners: BTreeMap<VarId, BTreeSet<MapKey>> = BTreeMap::new();
     let mut top: BTreeSet<VarId> = BTreeSet::new();
@@ -237,12 +601,32 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>) -> Plan {
     for plan in maps.values_mut() {
         plan.private.sort();
     }
-    Plan { maps, top: top.into_iter().collect(), unread, owners }
+    // `simd` needs the private scalars: decided last, on the maps themselves.
+    let mut simd = BTreeSet::new();
+    walk_stmts(&f.body, &mut |s| {
+        if let StmtKind::Map(m) = &s.kind {
+            if let Some(plan) = maps.get(&key(m)) {
+                if plan.parallel() && plan.collapse == 1 && simd_safe(f, m, &plan.private) {
+                    simd.insert(key(m));
+                }
+            }
+        }
+    });
+    for k in simd {
+        if let Some(plan) = maps.get_mut(&k) {
+            plan.simd = true;
+        }
+    }
+    Plan { maps, regions, region_loops, top: top.into_iter().collect(), unread, owners }
 }
 
 impl Plan {
     pub fn map(&self, m: &Map) -> Option<&MapPlan> {
         self.maps.get(&key(m))
+    }
+
+    pub fn region(&self, l: &Loop) -> Option<&Region> {
+        self.regions.get(&loop_key(l))
     }
 
     /// The protection a `shared` accumulation into `target` needs, inside the maps `chain`
@@ -271,15 +655,20 @@ impl Plan {
         }
     }
 
-    /// The directive for a map, without `omp`: `parallel for collapse(2) reduction(+:s)`.
+    /// The directive for a map, without `omp`: `parallel for reduction(+:s)`, or `for ...`
+    /// inside a hoisted region.
     pub fn pragma(&self, cx: &FnCtx, m: &Map) -> Option<String> {
         let plan = self.map(m)?;
-        if !plan.parallel {
-            return None;
-        }
-        let mut s = "parallel for".to_string();
+        let mut s = match plan.mode {
+            Mode::Sequential => return None,
+            Mode::Parallel | Mode::Guarded => "parallel for".to_string(),
+            Mode::Workshare => "for".to_string(),
+        };
         if plan.collapse > 1 {
             s.push_str(&format!(" collapse({})", plan.collapse));
+        }
+        if plan.balanced {
+            s.push_str(" schedule(static, 1)");
         }
         let mut groups: BTreeMap<u8, (&str, Vec<&str>)> = BTreeMap::new();
         for (v, op) in &plan.reductions {

@@ -50,7 +50,9 @@ fn header_has_guards_prototypes_and_banner() {
     let c = &files.c;
     assert!(c.contains("#include \"jacobi_1d.h\"\n#include \"adjc_runtime.h\"\n"));
     assert!(c.contains("/* jacobi_1d.py:5   B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:]) */"));
-    // A source line is quoted once per group, not per statement.
+    // A source line is quoted once per group, not per statement, and not again in the
+    // sequential copy of a guarded loop (`if (ADJC_OMP_PAYS(...)) { ... } else { copy }`).
+    assert!(c.contains("if (ADJC_OMP_PAYS("), "{c}");
     assert_eq!(c.matches("jacobi_1d.py:5").count(), 1);
 }
 

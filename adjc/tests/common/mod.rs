@@ -13,6 +13,20 @@ pub fn adjc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_adjc")).current_dir(root()).args(args).output().expect("run adjc")
 }
 
+/// Runs adjc with the parallel copies of OpenMP code forced on (`ADJC_OMP_MIN_WORK=0`,
+/// appended to `$CFLAGS`) and 3 threads (an uneven split), so that the checks exercise the
+/// hoisted regions and guarded parallel loops that the tests' small sizes would skip.
+pub fn adjc_parallel_copies(args: &[&str]) -> Output {
+    let cflags = format!("{} -DADJC_OMP_MIN_WORK=0", std::env::var("CFLAGS").unwrap_or_default());
+    Command::new(env!("CARGO_BIN_EXE_adjc"))
+        .current_dir(root())
+        .args(args)
+        .env("CFLAGS", cflags.trim())
+        .env("OMP_NUM_THREADS", "3")
+        .output()
+        .expect("run adjc")
+}
+
 /// Standard output then standard error.
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
@@ -112,7 +126,7 @@ pub fn check_example(ex: &Example, openmp: bool) -> Result<String, String> {
     if openmp {
         args.push("--openmp");
     }
-    let out = adjc(&args);
+    let out = if openmp { adjc_parallel_copies(&args) } else { adjc(&args) };
     let t = text(&out);
     if !out.status.success() {
         return Err(format!("adjc {}\n{t}", args.join(" ")));

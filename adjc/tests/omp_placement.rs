@@ -1,0 +1,187 @@
+//! OpenMP placement is a cost decision (emit/src/omp.rs): no parallel region opens inside a
+//! sequential loop unless guarded by `ADJC_OMP_PAYS` (with a sequential copy), time loops
+//! get one region around them with worksharing inside, and the hoisted regions compute the
+//! same gradient as the serial build at 2 and 4 threads (with `ADJC_OMP_MIN_WORK=0`, so that
+//! the parallel copies run at the tests' small sizes). Timings are never asserted here.
+
+mod common;
+
+use common::{adjc, root, scratch, text};
+use std::path::Path;
+use std::process::Command;
+
+/// Transpiles an example into `dir`; its C.
+fn transpile(dir: &Path, example: &str, flags: &[&str]) -> String {
+    let path = format!("examples/python/{example}.py");
+    let mut args = vec!["transpile", path.as_str(), "-o", dir.to_str().unwrap()];
+    args.extend(flags);
+    let out = adjc(&args);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::read_to_string(dir.join(format!("{example}.c"))).unwrap()
+}
+
+/// The text of C function `name` (from its signature to the closing brace).
+fn function<'a>(c: &'a str, name: &str) -> &'a str {
+    let start = c.find(&format!("\nint {name}(")).unwrap_or_else(|| panic!("no {name} in\n{c}"));
+    let len = c[start..].find("\n}\n").unwrap_or(c.len() - start);
+    &c[start..start + len]
+}
+
+/// Every `ADJC_OMP(parallel...)` line with the lines that open the blocks around it.
+fn regions_with_context(f: &str) -> Vec<(String, Vec<String>)> {
+    let mut open: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for l in f.lines() {
+        let t = l.trim();
+        if t.starts_with("ADJC_OMP(parallel") {
+            out.push((t.to_string(), open.clone()));
+        }
+        if t.starts_with('}') {
+            open.pop();
+        }
+        if t.ends_with('{') {
+            open.push(t.to_string());
+        }
+    }
+    out
+}
+
+/// No parallel region inside a sequential loop unless an `ADJC_OMP_PAYS` guard is around it.
+fn assert_no_unguarded_region_in_loops(f: &str) {
+    for (pragma, around) in regions_with_context(f) {
+        let in_loop = around.iter().any(|l| l.starts_with("for ("));
+        let guarded = around.iter().any(|l| l.starts_with("if (ADJC_OMP_PAYS("));
+        assert!(!in_loop || guarded, "`{pragma}` inside {around:?} without a guard in\n{f}");
+    }
+}
+
+#[test]
+fn cholesky_opens_no_region_per_iteration_of_its_loops() {
+    let dir = scratch("omp-cholesky");
+    let c = transpile(&dir, "cholesky", &["--wrt", "A", "--of", "A"]);
+    for name in ["cholesky", "cholesky_b"] {
+        let f = function(&c, name);
+        assert_no_unguarded_region_in_loops(f);
+        // The guarded regions come with their sequential copy.
+        assert!(f.matches("} else {").count() >= f.matches("if (ADJC_OMP_PAYS(").count(), "{f}");
+    }
+    let adj = function(&c, "cholesky_b");
+    assert!(!adj.contains("ADJC_OMP(parallel for)\n            for"), "no per-iteration region in the loops:\n{adj}");
+}
+
+#[test]
+fn time_loops_get_one_region_around_them() {
+    for (example, flags) in [
+        ("jacobi_2d", &["--wrt", "A", "--of", "A"][..]),
+        ("heat_3d", &["--wrt", "A", "--of", "A"][..]),
+        ("jacobi_1d", &["--wrt", "A", "--of", "A"][..]),
+        ("fdtd_2d", &["--wrt", "ex", "--of", "hz"][..]),
+    ] {
+        let dir = scratch(&format!("omp-region-{example}"));
+        let c = transpile(&dir, example, flags);
+        for name in [example.to_string(), format!("{example}_b")] {
+            let f = function(&c, &name);
+            assert_no_unguarded_region_in_loops(f);
+            let lines: Vec<&str> = f.lines().map(str::trim).collect();
+            let hoisted: Vec<usize> = (0..lines.len()).filter(|&k| lines[k] == "ADJC_OMP(parallel)").collect();
+            assert!(!hoisted.is_empty(), "{name}: a region around the time loop:\n{f}");
+            for k in hoisted {
+                assert!(lines[k + 1].starts_with("for (int64_t t"), "{name}: the region is the time loop:\n{f}");
+                // Inside it: worksharing loops, no nested region.
+                let region: Vec<&str> = lines[k + 1..].iter().take_while(|l| **l != "} else {").copied().collect();
+                assert!(region.iter().any(|l| l.starts_with("ADJC_OMP(for")), "{name}:\n{f}");
+                assert!(!region.iter().any(|l| l.starts_with("ADJC_OMP(parallel")), "{name}:\n{f}");
+            }
+            // No collapse over symbolic extents (it stops gcc from vectorising).
+            assert!(!f.contains("collapse("), "{name}: no collapse over symbolic extents:\n{f}");
+        }
+    }
+}
+
+#[test]
+fn small_constant_work_stays_sequential_and_says_why() {
+    let dir = scratch("omp-small");
+    std::fs::write(
+        dir.join("small.py"),
+        "def small(A, B):\n    for t in range(100):\n        B[0:8] = A[0:8] * 2.0\n        A[0:8] = B[0:8] + 1.0\n",
+    )
+    .unwrap();
+    let out = adjc(&["transpile", dir.join("small.py").to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("small.c")).unwrap();
+    let f = function(&c, "small");
+    assert!(!f.contains("ADJC_OMP(parallel"), "eight elements per map never pay for a region:\n{f}");
+    assert!(f.contains("sequential: too little work for a parallel region"), "{f}");
+}
+
+/// A driver that runs `name_b` once on fixed inputs and prints the gradient.
+fn gradient_driver(call: &str, decls: &str, print: &str) -> String {
+    format!(
+        "#include <stdio.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include \"kernel.h\"\n\
+         int main(void) {{\n{decls}\n    if ({call} != 0) return 1;\n{print}\n    return 0;\n}}\n"
+    )
+}
+
+/// Builds `driver` with the generated C (`-fopenmp -DADJC_OMP_MIN_WORK=0` when `openmp`);
+/// runs it with `threads`; its output.
+fn run(dir: &Path, stem: &str, openmp: bool, threads: usize) -> String {
+    let exe = dir.join(if openmp { "omp" } else { "serial" });
+    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
+    cc.args(["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-include", "stdint.h"]);
+    if openmp {
+        cc.args(["-fopenmp", "-DADJC_OMP_MIN_WORK=0"]);
+    }
+    cc.arg(dir.join("driver.c")).arg(dir.join(format!("{stem}.c"))).arg("-I").arg(dir).arg("-o").arg(&exe).arg("-lm");
+    let out = cc.output().expect("run cc");
+    assert!(out.status.success(), "{}", text(&out));
+    let out = Command::new(&exe).env("OMP_NUM_THREADS", threads.to_string()).output().expect("run driver");
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn assert_close(a: &str, b: &str, what: &str) {
+    let xs: Vec<f64> = a.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    let ys: Vec<f64> = b.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    assert_eq!(xs.len(), ys.len(), "{what}");
+    assert!(!xs.is_empty(), "{what}");
+    for (k, (x, y)) in xs.iter().zip(&ys).enumerate() {
+        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{what}: element {k}: {x} vs {y}");
+    }
+}
+
+#[test]
+fn hoisted_regions_give_the_serial_gradient_at_2_and_4_threads() {
+    let _ = root();
+    // jacobi_2d (a time loop, forward and reversed) and cholesky (a region with `single`
+    // statements between worksharing loops, and triangular inner loops).
+    let cases = [
+        (
+            "jacobi_2d",
+            &["--wrt", "A", "--of", "A"][..],
+            "jacobi_2d_b(N, N, 6, A, A_b, B, B_b)",
+            "    const int64_t N = 13;\n    double *A = malloc(N * N * 8), *A_b = malloc(N * N * 8), *B = malloc(N * N * 8), *B_b = malloc(N * N * 8);\n    for (int64_t k = 0; k < N * N; k++) { A[k] = (double)((k * 37) % 11) / 7.0; B[k] = 0.5; A_b[k] = 1.0 + (double)(k % 5); B_b[k] = 0.0; }",
+            "    for (int64_t k = 0; k < N * N; k++) printf(\"%.17g\\n\", A_b[k]);",
+        ),
+        (
+            "cholesky",
+            &["--wrt", "A", "--of", "A"][..],
+            "cholesky_b(N, N, A, A_b)",
+            "    const int64_t N = 11;\n    double *A = malloc(N * N * 8), *A_b = malloc(N * N * 8);\n    for (int64_t i = 0; i < N; i++) for (int64_t j = 0; j < N; j++) { A[i * N + j] = (i == j ? (double)N : 0.0) + 1.0 / (double)(1 + i + j); A_b[i * N + j] = (double)((i * 7 + j * 3) % 5) - 2.0; }",
+            "    for (int64_t k = 0; k < N * N; k++) printf(\"%.17g\\n\", A_b[k]);",
+        ),
+    ];
+    for (example, flags, call, decls, print) in cases {
+        let dir = scratch(&format!("omp-threads-{example}"));
+        let c = transpile(&dir, example, flags);
+        assert!(c.contains("ADJC_OMP(parallel)"), "{example} has a hoisted region");
+        std::fs::rename(dir.join(format!("{example}.h")), dir.join("kernel.h")).unwrap();
+        let c = c.replace(&format!("#include \"{example}.h\""), "#include \"kernel.h\"");
+        std::fs::write(dir.join(format!("{example}.c")), c).unwrap();
+        std::fs::write(dir.join("driver.c"), gradient_driver(call, decls, print)).unwrap();
+        let serial = run(&dir, example, false, 1);
+        for threads in [2, 4] {
+            let par = run(&dir, example, true, threads);
+            assert_close(&serial, &par, &format!("{example} at {threads} threads"));
+        }
+    }
+}
