@@ -71,6 +71,7 @@ mod blas;
 mod checkpoint;
 mod deriv;
 mod expert;
+mod gather;
 mod map;
 mod minmax;
 mod nest;
