@@ -45,12 +45,12 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
 #[test]
 fn stencil_adjoints_are_gathers() {
     for (file, flags, _) in CASES {
-        let dir = scratch(&format!("gather-{}", file.rsplit('/').next().unwrap().trim_end_matches(".py")));
+        let dir = scratch(&format!("gather-{}", file.rsplit('/').next().unwrap().replace('.', "-")));
         let mut args = vec!["transpile", file, "-o", dir.to_str().unwrap()];
         args.extend(flags.iter());
         let out = adjc(&args);
         assert!(out.status.success(), "{}", text(&out));
-        let stem = file.rsplit('/').next().unwrap().trim_end_matches(".py");
+        let stem = file.rsplit('/').next().unwrap().split('.').next().unwrap();
         let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
         assert!(c.contains("gather form of this statement's adjoint"), "{file}: no gather form");
         assert!(c.contains("boundary of the gather"), "{file}: no peeled boundary");

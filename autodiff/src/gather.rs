@@ -52,7 +52,9 @@
 //! (comment "boundary") guards each term with the conditions of `a <= k - o < b` that can
 //! fail there (none along a dimension where the piece is interior, `k >= a + o` never when
 //! `o = cmin`, `k < b + o` never when `o = cmax`). Code size depends on the number of
-//! shifted dimensions, never on sizes.
+//! shifted dimensions, never on sizes. A boundary piece whose every dimension is a strip
+//! (of at most `cmax - cmin` elements) or of constant extent — the 1-D case — is a plain
+//! loop nest: a parallel region would cost more than its few elements.
 //!
 //! ## Zeroing fused into the gather
 //!
@@ -457,7 +459,28 @@ pub(crate) fn lower(
                 });
             }
         }
-        let mut s = Stmt::new(StmtKind::Map(Map { dims: new_dims, body }), g.span);
+        // A boundary piece of a few elements (every dimension a strip of the stencil's width
+        // or of constant extent, as in 1-D) runs as plain loops: a parallel region would cost
+        // more than its work.
+        let tiny = !interior
+            && new_dims.iter().zip(&parts).enumerate().all(|(d, (md, p))| {
+                matches!(p, Part::Lower | Part::Upper) && axes[d].shifted() || const_diff(&md.stop, &md.start).is_some()
+            });
+        let kind = if tiny {
+            // Innermost first; `body` ends up as the one outermost loop.
+            let mut body = body;
+            for d in new_dims.into_iter().rev() {
+                let l = Loop { var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
+                body = vec![Stmt::new(StmtKind::Loop(l), g.span)];
+            }
+            match body.pop() {
+                Some(outer) => outer.kind,
+                None => continue,
+            }
+        } else {
+            StmtKind::Map(Map { dims: new_dims, body })
+        };
+        let mut s = Stmt::new(kind, g.span);
         s.note = Some(if interior {
             let fused =
                 if zero.is_some() { "; the zeroing of it just before is fused in (= where it zeroed)" } else { "" };

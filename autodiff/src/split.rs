@@ -13,7 +13,10 @@
 //! ```
 //!
 //! Each update on its own reaches a different element in every iteration; only together do
-//! they collide. So the map becomes one map per update (without `shared`), then a map with
+//! they collide. When the updates of an array are a constant-offset stencil, they become
+//! one gather map instead ([`crate::gather`]: every element sums the terms that land on it);
+//! a map around one sequential loop of updates is first seen as a map over both
+//! ([`crate::flatten`]). Otherwise the map becomes one map per update (without `shared`), then a map with
 //! the statements left (`B_b[i] = 0.0`): loops that vectorise and need no atomics.
 //!
 //! ## Why the result computes the same thing
@@ -96,6 +99,17 @@ fn split_block(f: &mut Function, block: Block, in_loop: bool) -> Block {
     let mut out = Vec::with_capacity(block.len());
     for mut s in block {
         if let StmtKind::Map(m) = s.kind {
+            // A map around one sequential loop of updates may run as one map over both
+            // (`crate::flatten`): kept when that leaves no shared update.
+            if let Some(flat) = crate::flatten::flatten(&m) {
+                let (mut g, mut trial) = (f.clone(), out.clone());
+                split_map(&mut g, flat, s.span, s.note.clone(), &mut trial);
+                if !crate::flatten::any_shared(&trial[out.len().saturating_sub(1)..]) {
+                    *f = g;
+                    out = trial;
+                    continue;
+                }
+            }
             split_map(f, m, s.span, s.note, &mut out);
             continue;
         }
