@@ -55,7 +55,8 @@
 //!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
-//! * `split` (with `own`): adjoint updates without atomics, as owned maps, reductions and
+//! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
+//!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
 //! * `plan`: memory plans under a limit (candidates, timeline, ILP) and their application
 //!   (local arrays allocated over their lifetime, temporaries recomputed in the reverse sweep).
@@ -71,6 +72,8 @@ mod blas;
 mod checkpoint;
 mod deriv;
 mod expert;
+mod flatten;
+mod gather;
 mod map;
 mod minmax;
 mod nest;

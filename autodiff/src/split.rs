@@ -13,7 +13,10 @@
 //! ```
 //!
 //! Each update on its own reaches a different element in every iteration; only together do
-//! they collide. So the map becomes one map per update (without `shared`), then a map with
+//! they collide. When the updates of an array are a constant-offset stencil, they become
+//! one gather map instead ([`crate::gather`]: every element sums the terms that land on it);
+//! a map around one sequential loop of updates is first seen as a map over both
+//! ([`crate::flatten`]). Otherwise the map becomes one map per update (without `shared`), then a map with
 //! the statements left (`B_b[i] = 0.0`): loops that vectorise and need no atomics.
 //!
 //! ## Why the result computes the same thing
@@ -96,7 +99,18 @@ fn split_block(f: &mut Function, block: Block, in_loop: bool) -> Block {
     let mut out = Vec::with_capacity(block.len());
     for mut s in block {
         if let StmtKind::Map(m) = s.kind {
-            out.extend(split_map(f, m, s.span, s.note));
+            // A map around one sequential loop of updates may run as one map over both
+            // (`crate::flatten`): kept when that leaves no shared update.
+            if let Some(flat) = crate::flatten::flatten(&m) {
+                let (mut g, mut trial) = (f.clone(), out.clone());
+                split_map(&mut g, flat, s.span, s.note.clone(), &mut trial);
+                if !crate::flatten::any_shared(&trial[out.len().saturating_sub(1)..]) {
+                    *f = g;
+                    out = trial;
+                    continue;
+                }
+            }
+            split_map(f, m, s.span, s.note, &mut out);
             continue;
         }
         if let Some(nests) = (!in_loop).then(|| crate::own::reorder(f, &s)).flatten() {
@@ -113,8 +127,10 @@ fn split_block(f: &mut Function, block: Block, in_loop: bool) -> Block {
     out
 }
 
-fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>) -> Vec<Stmt> {
-    let (groups, reductions, rest) = {
+/// Appends the statements replacing map `m` to `out`. A zeroing map at the end of `out` may
+/// be taken back and fused into a gather (see [`crate::gather`]).
+fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>, out: &mut Vec<Stmt>) {
+    let (gathers, groups, reductions, rest) = {
         let body = Body::new(&m.dims, &m.body);
         let moved: Vec<(usize, Stmt)> =
             m.body.iter().enumerate().filter_map(|(p, s)| body.movable(p, s).map(|s| (p, s))).collect();
@@ -128,12 +144,33 @@ fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>) -> Vec<
         let taken: Vec<(usize, Stmt)> =
             moved.iter().cloned().chain(reductions.iter().map(|(p, s, _)| (*p, s.clone()))).collect();
         let rest = remainder(&body, &taken);
-        let groups = body.groups(moved.into_iter().map(|(_, s)| s).collect());
-        (groups, reductions.into_iter().map(|(_, s, own)| (s, own)).collect::<Vec<_>>(), rest)
+        let constant = |u: VarId| body.constant(u);
+        let (gathers, scattered) =
+            crate::gather::plan(f, &m.dims, moved.into_iter().map(|(_, s)| s).collect(), &constant);
+        let groups = body.groups(scattered);
+        (gathers, groups, reductions.into_iter().map(|(_, s, own)| (s, own)).collect::<Vec<_>>(), rest)
     };
     let rest = Body::new(&m.dims, &rest).unshare_owned();
-    let mut out = Vec::with_capacity(groups.len() + reductions.len() + 1);
     let mut note = note;
+    let first = out.len();
+    // The zeroing map just before may fuse into one gather (the first that fits): it then
+    // leaves `out`, and nothing between it and the gather touches the gather's target.
+    let mut fused = None;
+    if let Some(prev) = out.last() {
+        fused =
+            gathers.iter().enumerate().find_map(|(k, g)| crate::gather::fusable_zero(prev, g, &m.dims).map(|z| (k, z)));
+    }
+    let first = if fused.is_some() {
+        out.pop();
+        first - 1
+    } else {
+        first
+    };
+    for (k, g) in gathers.iter().enumerate() {
+        let zero = fused.as_ref().filter(|(j, _)| *j == k).map(|(_, z)| z);
+        let n = if out.len() == first { note.take() } else { None };
+        out.extend(crate::gather::lower(f, &m.dims, g, zero, n));
+    }
     let mut give_note = |s: &mut Stmt, why: &str, first: bool| {
         if first {
             s.note = Some(note.take().map(|n| format!("{n}; {why}")).unwrap_or_else(|| why.to_string()));
@@ -143,19 +180,18 @@ fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>) -> Vec<
         let line = group.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
         let (dims, body) = fresh_nest(f, &m.dims, group);
         let mut s = Stmt::new(StmtKind::Map(Map { dims, body }), line);
-        give_note(&mut s, WHY, out.is_empty());
+        give_note(&mut s, WHY, out.len() == first);
         out.push(s);
     }
     for (updates, own) in reduction_groups(reductions) {
         let line = updates.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
         let mut s = reduction_nest(f, &m.dims, &own, updates, line);
-        give_note(&mut s, WHY_REDUCE, out.is_empty());
+        give_note(&mut s, WHY_REDUCE, out.len() == first);
         out.push(s);
     }
     if !rest.is_empty() {
         out.push(Stmt { kind: StmtKind::Map(Map { dims: m.dims, body: rest }), span, note });
     }
-    out
 }
 
 /// What the analysis of one map body needs.
@@ -189,6 +225,11 @@ impl<'a> Body<'a> {
             }
         }
         Body { dims, vars: crate::shared::iterating_vars(dims), stmts, varying, defs }
+    }
+
+    /// Whether `u` keeps its value during the map (not a map variable, not written).
+    fn constant(&self, u: VarId) -> bool {
+        !self.vars.contains(&u) && !self.varying.contains(&u)
     }
 
     /// Whether every variable of `index` is a map variable or constant during the map.

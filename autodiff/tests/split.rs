@@ -114,31 +114,53 @@ fn stencil_1d_sweep() -> Function {
 }
 
 #[test]
-fn stencil_1d_becomes_one_map_per_neighbour() {
+fn stencil_1d_becomes_a_gather() {
     let f = stencil_1d_sweep();
     let s = split(&f);
     assert_eq!(
         body_text(&s),
-        "  # split so that in each loop every iteration owns the elements it updates (no atomics)
-  map i in [1, N - 1) {  # 2
-    A_b[i - 1] += 0.33333 * B_b[i]  # 2
+        "  # gather form of this statement's adjoint into A_b: each iteration sums the terms that land on its own element (one pass, no atomics)
+  map i in [2, N - 2) {  # 2
+    A_b[i] += 0.33333 * (B_b[i + 1] + B_b[i] + B_b[i - 1])  # 2
   }
-  map i in [1, N - 1) {  # 3
-    A_b[i] += 0.33333 * B_b[i]  # 3
+  # boundary of the gather into A_b: only the terms that exist there
+  loop i in range(0, min(2, N), 1) {  # 2
+    if i < N - 2 {  # 2
+      A_b[i] += 0.33333 * B_b[i + 1]  # 2
+    }
+    if 1 <= i && i < N - 1 {  # 2
+      A_b[i] += 0.33333 * B_b[i]  # 2
+    }
+    if 2 <= i {  # 2
+      A_b[i] += 0.33333 * B_b[i - 1]  # 2
+    }
   }
-  map i in [1, N - 1) {  # 4
-    A_b[i + 1] += 0.33333 * B_b[i]  # 4
+  # boundary of the gather into A_b: only the terms that exist there
+  loop i in range(max(N - 2, 2), N, 1) {  # 2
+    if i < N - 2 {  # 2
+      A_b[i] += 0.33333 * B_b[i + 1]  # 2
+    }
+    if 1 <= i && i < N - 1 {  # 2
+      A_b[i] += 0.33333 * B_b[i]  # 2
+    }
+    if 2 <= i {  # 2
+      A_b[i] += 0.33333 * B_b[i - 1]  # 2
+    }
   }
   map i in [1, N - 1) {  # 1
     B_b[i] = 0.0  # 5
   }
 "
     );
-    assert_eq!(counts(&s), (4, 0));
-    // Every new map binds an index of its own.
+    // The interior and the zeroing are maps; the 1-D boundary strips plain loops.
+    assert_eq!(counts(&s), (2, 0));
+    // Every new nest binds an index of its own.
     let indices = s.vars.iter().filter(|v| v.name == "i").count();
     assert_eq!(indices, 4);
-    same_results(&f, &s, &[("N", 9)]);
+    // Every size: an empty range, strips that overlap (N < 4), one or two interior points.
+    for n in 0..=9 {
+        same_results(&f, &s, &[("N", n)]);
+    }
     // Nothing left to split: the pass is idempotent.
     assert_eq!(split(&s), s);
 }
@@ -165,16 +187,19 @@ fn stencil_2d_five_point() {
     )];
     let f = b.finish(body);
     let s = split(&f);
+    // Interior, four boundary strips, the zeroing.
     assert_eq!(counts(&s), (6, 0), "{}", text(&s));
     let t = body_text(&s);
-    assert!(t.contains("map i in [1, N - 1), j in [1, M - 1) {  # 3\n    A_b[i, j - 1] += 0.2 * B_b[i, j]  # 3\n  }"));
+    assert!(t.contains("map i in [2, N - 2), j in [2, M - 2) {  # 2\n    A_b[i, j] += 0.2 * (B_b[i, j] + B_b[i, j + 1] + B_b[i, j - 1] + B_b[i - 1, j] + B_b[i + 1, j])  # 2\n  }"), "{t}");
     assert!(t.ends_with("map i in [1, N - 1), j in [1, M - 1) {  # 1\n    B_b[i, j] = 0.0  # 7\n  }\n"), "{t}");
-    same_results(&f, &s, &[("N", 6), ("M", 7)]);
+    for (n, m) in [(6, 7), (0, 3), (1, 1), (2, 5), (3, 3), (4, 2), (5, 4)] {
+        same_results(&f, &s, &[("N", n), ("M", m)]);
+    }
 }
 
 #[test]
-fn updates_of_different_arrays_share_maps() {
-    // fdtd_2d's hz adjoint: two updates of ex_b, two of ey_b: two maps, not four.
+fn updates_of_different_arrays_gather_apart() {
+    // fdtd_2d's hz adjoint: two updates of ex_b, two of ey_b: one gather each.
     let mut b = B::new("fdtd");
     let (n, m) = (b.size("N"), b.size("M"));
     let ex = b.param("ex_b", mat(&b, n, m), Intent::InOut);
@@ -193,20 +218,57 @@ fn updates_of_different_arrays_share_maps() {
     )];
     let f = b.finish(body);
     let s = split(&f);
-    assert_eq!(
-        body_text(&s),
-        "  # split so that in each loop every iteration owns the elements it updates (no atomics)
-  map i in [0, N - 1), j in [0, M - 1) {  # 2
-    ex_b[i, j + 1] += -0.7 * hz_b[i, j]  # 2
-    ey_b[i + 1, j] += -0.7 * hz_b[i, j]  # 4
-  }
-  map i in [0, N - 1), j in [0, M - 1) {  # 3
-    ex_b[i, j] += 0.7 * hz_b[i, j]  # 3
-    ey_b[i, j] += 0.7 * hz_b[i, j]  # 5
-  }
-"
-    );
-    same_results(&f, &s, &[("N", 5), ("M", 6)]);
+    // One gather per array (interior and two strips of the shifted axis each).
+    assert_eq!(counts(&s), (6, 0), "{}", text(&s));
+    let t = body_text(&s);
+    assert!(t.contains("map i in [0, N - 1), j in [1, M - 1) {  # 2\n    ex_b[i, j] += -0.7 * hz_b[i, j - 1] + 0.7 * hz_b[i, j]  # 2\n  }"), "{t}");
+    assert!(t.contains("map i in [1, N - 1), j in [0, M - 1) {  # 4\n    ey_b[i, j] += -0.7 * hz_b[i - 1, j] + 0.7 * hz_b[i, j]  # 4\n  }"), "{t}");
+    for (n, m) in [(5, 6), (1, 1), (2, 2), (3, 1), (1, 4)] {
+        same_results(&f, &s, &[("N", n), ("M", m)]);
+    }
+}
+
+#[test]
+fn zeroing_before_a_gather_is_fused() {
+    // `A_b[1:-1] = 0` then the adjoint of `B[1:-1] = c * (A[:-2] + A[1:-1] + A[2:])`: the
+    // interior assigns, the boundary zeroes what the zeroing covered, then adds.
+    let mut b = B::new("fuse");
+    let n = b.size("N");
+    let ab = b.param("A_b", vec1(&b, n), Intent::InOut);
+    let bb = b.param("B_b", vec1(&b, n), Intent::InOut);
+    let (z, i) = (b.index("z"), b.index("i"));
+    let seed = || 0.5 * b.ld(bb, vec![b.v(i)]);
+    let body = vec![
+        map(vec![(z, int(1), b.v(n) - 1)], vec![assign(at(ab, vec![b.v(z)]), f64c(0.0))]),
+        map(
+            vec![(i, int(1), b.v(n) - 1)],
+            vec![
+                acc(at(ab, vec![b.v(i) - 1]), AccOp::Add, seed(), true),
+                acc(at(ab, vec![b.v(i)]), AccOp::Add, seed(), true),
+                acc(at(ab, vec![b.v(i) + 1]), AccOp::Add, seed(), true),
+                assign(at(bb, vec![b.v(i)]), f64c(0.0)),
+            ],
+        ),
+    ];
+    let f = b.finish(body);
+    let s = split(&f);
+    let t = body_text(&s);
+    assert!(t.contains("fused in"), "{t}");
+    assert!(t.contains("A_b[i] = 0.5 * (B_b[i + 1] + B_b[i] + B_b[i - 1])"), "{t}");
+    assert_eq!(counts(&s), (2, 0), "{t}");
+    for n in 0..=8 {
+        same_results(&f, &s, &[("N", n)]);
+    }
+    // A zeroing that does not cover the interior stays apart.
+    let mut f2 = f.clone();
+    if let StmtKind::Map(m) = &mut f2.body[0].kind {
+        m.dims[0].start = adjc_ir::Expr::int(3);
+    }
+    let s2 = split(&f2);
+    assert!(!body_text(&s2).contains("fused in"), "{}", body_text(&s2));
+    for n in 0..=8 {
+        same_results(&f2, &s2, &[("N", n)]);
+    }
 }
 
 #[test]
@@ -296,19 +358,36 @@ fn cheap_private_scalars_are_recomputed() {
     let s = split(&f);
     assert_eq!(
         body_text(&s),
-        "  # split so that in each loop every iteration owns the elements it updates (no atomics)
-  map i in [1, N - 1) {  # 4
-    A_b[i - 1] += 0.5 * B_b[i] * (0.5 * B_b[i])  # 4
+        "  # gather form of this statement's adjoint into A_b: each iteration sums the terms that land on its own element (one pass, no atomics)
+  map i in [2, N - 2) {  # 4
+    A_b[i] += 0.5 * B_b[i + 1] * (0.5 * B_b[i + 1]) + 0.5 * B_b[i - 1]  # 4
   }
-  map i in [1, N - 1) {  # 5
-    A_b[i + 1] += 0.5 * B_b[i]  # 5
+  # boundary of the gather into A_b: only the terms that exist there
+  loop i in range(0, min(2, N), 1) {  # 4
+    if i < N - 2 {  # 4
+      A_b[i] += 0.5 * B_b[i + 1] * (0.5 * B_b[i + 1])  # 4
+    }
+    if 2 <= i {  # 4
+      A_b[i] += 0.5 * B_b[i - 1]  # 4
+    }
+  }
+  # boundary of the gather into A_b: only the terms that exist there
+  loop i in range(max(N - 2, 2), N, 1) {  # 4
+    if i < N - 2 {  # 4
+      A_b[i] += 0.5 * B_b[i + 1] * (0.5 * B_b[i + 1])  # 4
+    }
+    if 2 <= i {  # 4
+      A_b[i] += 0.5 * B_b[i - 1]  # 4
+    }
   }
   map i in [1, N - 1) {  # 1
     B_b[i] = 0.0  # 6
   }
 "
     );
-    same_results(&f, &s, &[("N", 8)]);
+    for n in [0, 1, 2, 3, 4, 5, 8] {
+        same_results(&f, &s, &[("N", n)]);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -664,4 +743,60 @@ fn nests_reading_elements_they_do_not_zero_stay() {
     // iteration's own element only, so it leaves the nest alone.
     let f = conv1d_adjoint(|_, _| vec![int(0)]);
     unchanged(&f, &[("N", 7), ("K", 3), ("C", 2)]);
+}
+
+#[test]
+fn map_around_a_reversed_loop_becomes_one_gather() {
+    // Fortran's `do i; do j` jacobi: the adjoint is a map over i around a reversed loop
+    // over j with shared updates; flattened, it gathers like the NumPy form.
+    let mut b = B::new("nest");
+    let (n, m) = (b.size("N"), b.size("M"));
+    let ab = b.param("a_b", mat(&b, n, m), Intent::InOut);
+    let bb = b.param("b_b", mat(&b, n, m), Intent::InOut);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let seed = || 0.2 * b.ld(ab, vec![b.v(j), b.v(i)]);
+    let at2 = |dj: i64, di: i64| at(bb, vec![b.v(j) + dj, b.v(i) + di]);
+    let body = vec![map(
+        vec![(i, int(1), b.v(m) - 1)],
+        vec![lp(
+            j,
+            b.v(n) - 2,
+            int(0),
+            -1,
+            vec![
+                acc(at2(0, 0), AccOp::Add, seed(), true),
+                acc(at2(-1, 0), AccOp::Add, seed(), true),
+                acc(at2(1, 0), AccOp::Add, seed(), true),
+                acc(at2(0, 1), AccOp::Add, seed(), true),
+                acc(at2(0, -1), AccOp::Add, seed(), true),
+                assign(at(ab, vec![b.v(j), b.v(i)]), f64c(0.0)),
+            ],
+        )],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    let t = body_text(&s);
+    assert!(t.contains("gather form"), "{t}");
+    assert_eq!(counts(&s).1, 0, "{t}");
+    for (n, m) in [(6, 7), (1, 1), (2, 3), (3, 2), (4, 4), (5, 3)] {
+        same_results(&f, &s, &[("N", n), ("M", m)]);
+    }
+    // A loop that reads what an earlier iteration wrote stays sequential.
+    let mut b = B::new("carried");
+    let n = b.size("N");
+    let ab = b.param("a_b", mat(&b, n, n), Intent::InOut);
+    let (i, j) = (b.index("i"), b.index("j"));
+    let body = vec![map(
+        vec![(i, int(0), b.v(n))],
+        vec![lp(
+            j,
+            int(1),
+            b.v(n),
+            1,
+            vec![assign(at(ab, vec![b.v(i), b.v(j)]), b.ld(ab, vec![b.v(i), b.v(j) - 1]) * f64c(0.5))],
+        )],
+    )];
+    let f = b.finish(body);
+    let s = split(&f);
+    assert_eq!(s, f, "{}", text(&s));
 }
