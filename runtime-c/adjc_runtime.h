@@ -57,6 +57,94 @@ int omp_get_max_threads(void);
 #define ADJC_OMP_PAYS(work) ((void)(work), 0)
 #endif
 
+/* ---- element-wise math that vectorises ----------------------------------------------- */
+
+/*
+ * np.maximum / np.minimum (and np.clip) on floats. The first argument is the result on
+ * ties (the IR's tie rule, which the derivative masks follow) and a NaN in either argument
+ * is the result, as in NumPy (C's fmax/fmin drop NaNs). Written with `?:` rather than
+ * fmax/fmin because gcc vectorises these (vmaxpd and a blend) and not fmax/fmin without
+ * -ffinite-math-only.
+ */
+static inline double adjc_fmax(double a, double b)
+{
+    return (a >= b || a != a) ? a : b;
+}
+static inline double adjc_fmin(double a, double b)
+{
+    return (a <= b || a != a) ? a : b;
+}
+static inline float adjc_fmaxf(float a, float b)
+{
+    return (a >= b || a != a) ? a : b;
+}
+static inline float adjc_fminf(float a, float b)
+{
+    return (a <= b || a != a) ? a : b;
+}
+
+/*
+ * Vector math (glibc's libmvec). gcc vectorises a loop that calls sin, exp, atan2, pow, ...
+ * only if the function is declared with a SIMD variant and the call has no side effect.
+ * glibc declares the variants only under -ffast-math, and with the default -fmath-errno
+ * the calls may set errno. Generated code never reads errno, so here, for gcc on x86-64
+ * with glibc, the functions are declared again with `simd` (libmvec has the variants:
+ * linked by -lm, whose libm.so pulls in libmvec as needed) and `const` (no side effect to
+ * keep). A loop of sin/cos/exp then runs 4 or 8 elements per call in the default
+ * `-O3 -march=native` build, without -ffast-math and without changing anything else
+ * about floating point. libmvec's results are within 4 ulp of the scalar functions'
+ * (glibc's documented bound), not bit-identical to them. Define ADJC_NO_VECTOR_MATH to
+ * keep the scalar calls. These declarations are only seen by the generated .c file
+ * (the generated header does not include this file).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && defined(__x86_64__) && \
+    defined(__GLIBC__) && defined(__GLIBC_PREREQ) && !defined(ADJC_NO_VECTOR_MATH)
+#define ADJC_VECTOR_MATH_ __attribute__((__simd__("notinbranch"), __const__))
+#if __GLIBC_PREREQ(2, 22)
+/* sin and cos are declared under other names (the same symbols, through asm labels) and
+   the generated code's calls are mapped to them: gcc merges sin(u) and cos(u) of one
+   argument into a scalar sincos call, which has no vector variant (the reverse sweep of
+   sin(u)**2 reads both). */
+ADJC_VECTOR_MATH_ double adjc_sin_(double) __asm__("sin");
+ADJC_VECTOR_MATH_ double adjc_cos_(double) __asm__("cos");
+ADJC_VECTOR_MATH_ float adjc_sinf_(float) __asm__("sinf");
+ADJC_VECTOR_MATH_ float adjc_cosf_(float) __asm__("cosf");
+#define sin(x) adjc_sin_(x)
+#define cos(x) adjc_cos_(x)
+#define sinf(x) adjc_sinf_(x)
+#define cosf(x) adjc_cosf_(x)
+ADJC_VECTOR_MATH_ double exp(double);
+ADJC_VECTOR_MATH_ double log(double);
+ADJC_VECTOR_MATH_ double pow(double, double);
+ADJC_VECTOR_MATH_ float expf(float);
+ADJC_VECTOR_MATH_ float logf(float);
+ADJC_VECTOR_MATH_ float powf(float, float);
+/* sqrt has no SIMD variant to declare (it is one instruction) but the errno check of
+   negative arguments is control flow that stops vectorisation. */
+__attribute__((__const__)) double sqrt(double);
+__attribute__((__const__)) float sqrtf(float);
+#endif
+#if __GLIBC_PREREQ(2, 35)
+ADJC_VECTOR_MATH_ double tan(double);
+ADJC_VECTOR_MATH_ double tanh(double);
+ADJC_VECTOR_MATH_ double sinh(double);
+ADJC_VECTOR_MATH_ double cosh(double);
+ADJC_VECTOR_MATH_ double asin(double);
+ADJC_VECTOR_MATH_ double acos(double);
+ADJC_VECTOR_MATH_ double atan(double);
+ADJC_VECTOR_MATH_ double atan2(double, double);
+ADJC_VECTOR_MATH_ float tanf(float);
+ADJC_VECTOR_MATH_ float tanhf(float);
+ADJC_VECTOR_MATH_ float sinhf(float);
+ADJC_VECTOR_MATH_ float coshf(float);
+ADJC_VECTOR_MATH_ float asinf(float);
+ADJC_VECTOR_MATH_ float acosf(float);
+ADJC_VECTOR_MATH_ float atanf(float);
+ADJC_VECTOR_MATH_ float atan2f(float, float);
+#endif
+#undef ADJC_VECTOR_MATH_
+#endif
+
 /* ---- statistics (only with -DADJC_STATS) ------------------------------------------ */
 
 /*

@@ -6,7 +6,7 @@
 //!   compiler and proves the gradient with a dot-product test against central finite
 //!   differences (and the forward against NumPy when it is available);
 //! * `adjc bench FILE --sizes N=40` times the forward function and the adjoint built with
-//!   `-O3 -march=native` and reports the adjoint's tape and work-array memory.
+//!   `-O3 -march=native -fno-trapping-math` and reports the adjoint's tape and work-array memory.
 //!
 //! * `adjc plan FILE --sizes N=40 --memory-limit 1MiB` prints the memory plan of the
 //!   adjoint (what is stored, what is recomputed, the predicted peak).

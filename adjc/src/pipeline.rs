@@ -247,7 +247,9 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a register-friendly
     // local and are written back once.
     adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
-    module.functions[0] = primal;
+    // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
+    adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
+    module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
     let primal = &module.functions[0];
     validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;
     let header_comment = vec![

@@ -44,6 +44,8 @@
 //! ## Modules
 //!
 //! * `options`: `--wrt` / `--of` resolution and defaults;
+//! * `algebra`: exact tidying of float expressions (integer powers as products, signs
+//!   moved to the sums that absorb them), run on both functions before they are written;
 //! * `activity`: which variables need an adjoint;
 //! * `blas`: adjoints of library calls (gemm, gemv, dot, ger) as library calls;
 //! * `rules`: the table of scalar derivatives; `deriv` chains it through expressions;
@@ -66,6 +68,7 @@
 
 mod activity;
 mod affine;
+pub mod algebra;
 mod assemble;
 mod batchnorm;
 mod blas;

@@ -238,8 +238,8 @@ pub fn intrinsic_name(f: Intrinsic, ty: Scalar) -> String {
         Intrinsic::Sqrt => "sqrt",
         Intrinsic::Abs => "fabs",
         Intrinsic::Pow => "pow",
-        Intrinsic::Max => "fmax",
-        Intrinsic::Min => "fmin",
+        Intrinsic::Max => "adjc_fmax",
+        Intrinsic::Min => "adjc_fmin",
         // copysign takes the magnitude of its first argument: Fortran's sign(a, b).
         Intrinsic::Sign => "copysign",
         Intrinsic::Floor => "floor",
@@ -393,7 +393,7 @@ mod tests {
             show(&Expr::call(Intrinsic::Pow, vec![f.clone(), Expr::float(2.0, Scalar::F32)], Scalar::F32)),
             "powf(f, 2.0f)"
         );
-        assert_eq!(show(&Expr::call(Intrinsic::Min, vec![x(), y()], Scalar::F64)), "fmin(x, y)");
+        assert_eq!(show(&Expr::call(Intrinsic::Min, vec![x(), y()], Scalar::F64)), "adjc_fmin(x, y)");
         assert_eq!(show(&raw(BinOp::FloorDiv, k(), Expr::int(2))), "adjc_floordiv(k, 2)");
         assert_eq!(show(&raw(BinOp::Mod, raw(BinOp::Add, k(), Expr::int(1)), Expr::int(3))), "adjc_mod(k + 1, 3)");
     }

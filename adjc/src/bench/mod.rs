@@ -2,7 +2,7 @@
 //!
 //! The driver runs the forward function and the adjoint `--repeat` times each on the
 //! seeded inputs of `adjc check` (fresh copies before every call, copying not timed),
-//! built with `-O3 -march=native`. A second build of the same driver, with the runtime's
+//! built with `-O3 -march=native -fno-trapping-math`. A second build of the same driver, with the runtime's
 //! counters (`-DADJC_STATS`), makes one call of each and reports the adjoint's memory:
 //! tape bytes (tape arrays plus the peak of the stack tapes: values the forward sweep
 //! saves for the reverse sweep) and work-array bytes (the adjoint's other local arrays).
