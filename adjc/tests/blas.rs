@@ -242,3 +242,119 @@ fn products_into_unused_locals_compile_and_check() {
         check_passes(&args);
     }
 }
+
+/// `adjc check` with the fallback BLAS and, when installed, with OpenBLAS, serial and with
+/// OpenMP: the check passes and shows at least one checked gradient.
+fn check_passes_both_blas(args: &[&str]) {
+    let openblas = have_openblas();
+    for (cblas, openmp) in [(false, false), (false, true), (true, false), (true, true)] {
+        if cblas && !openblas {
+            continue;
+        }
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_adjc"));
+        cmd.current_dir(root()).env("OMP_NUM_THREADS", "2").env("OPENBLAS_NUM_THREADS", "1").args(args);
+        if cblas {
+            cmd.env("CFLAGS", "-DADJC_BLAS=cblas").env("LDLIBS", "-lopenblas");
+        }
+        if openmp {
+            cmd.arg("--openmp");
+        }
+        let out = cmd.output().expect("run adjc");
+        let t = text(&out);
+        let grads = t.lines().filter(|l| l.contains("(adjoint)") && l.trim_end().ends_with("ok")).count();
+        assert!(
+            out.status.success() && t.contains("check passed") && grads > 0,
+            "adjc {} (cblas: {cblas}, openmp: {openmp})\n{t}",
+            args.join(" ")
+        );
+    }
+}
+
+/// The reverse loop of covariance's triangular loop of products records its `ger` and
+/// `gemv` updates of `data_b` and applies them as one `gemm` after the loop. Gradients at
+/// non-square sizes, with row ranges and column windows that do not start at 0, and with
+/// only the `ger` or only the `gemv` half active (a transposed work array, a wrong offset
+/// or a wrong leading dimension fails these), in both BLAS builds.
+#[test]
+fn loop_of_matrix_vector_adjoints_is_one_gemm() {
+    let dir = scratch("blas-batch");
+    let out = adjc(&["transpile", "examples/python/covariance.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("covariance.c")).unwrap();
+    let adj = function(&c, "covariance_b");
+    assert!(!adj.contains("cblas_dger("), "{adj}");
+    assert_eq!(adj.matches("cblas_dgemm(").count(), 1, "{adj}");
+    check_passes_both_blas(&["check", "examples/python/covariance.py", "--sizes", "M=4,data_n0=9,data_n1=6"]);
+    check_passes_both_blas(&[
+        "check",
+        "examples/python/correlation.py",
+        "--sizes",
+        "M=3,data_n0=7,data_n1=5",
+        "--init",
+        "data=uniform(0,4)",
+    ]);
+    let tri = dir.join("tri.py");
+    std::fs::write(
+        &tri,
+        "def tri(s, X: \"float64[R, P]\", C: \"float64[Q, Q]\"):\n    n = C.shape[0]\n    for i in range(n):\n        \
+         C[i, i:] = s * X[1:, i + 1] @ X[1:, i + 2:n + 2]\n        C[i:, i] += X[1:, i + 1] @ X[1:, i + 1:n + 1]\n",
+    )
+    .unwrap();
+    check_passes_both_blas(&["check", tri.to_str().unwrap(), "--sizes", "R=6,P=9,Q=5"]);
+    let half = dir.join("half.py");
+    std::fs::write(
+        &half,
+        "def half(X: \"float64[R, P]\", Y: \"float64[R, P]\", C: \"float64[Q, Q]\"):\n    n = C.shape[0]\n    \
+         for i in range(n):\n        C[i, i:] = X[1:, i + 1] @ Y[1:, i + 2:n + 2]\n",
+    )
+    .unwrap();
+    for wrt in ["X", "Y"] {
+        let out = adjc(&["transpile", half.to_str().unwrap(), "--wrt", wrt, "-o", dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out));
+        let c = std::fs::read_to_string(dir.join("half.c")).unwrap();
+        assert_eq!(function(&c, "half_b").matches("cblas_dgemm(").count(), 1, "{c}");
+        check_passes_both_blas(&["check", half.to_str().unwrap(), "--sizes", "R=6,P=9,Q=5", "--wrt", wrt]);
+    }
+}
+
+/// A scalar factor of a matrix–vector product's operand (`alpha * A @ x`,
+/// `(2.0 * alpha) * u @ y`, `x @ (B * beta)`) is the call's `alpha`: no scaled copy of the
+/// matrix, in either sweep, and the factor's own gradient is `⟨out_b, product⟩`; a gemm's
+/// (`(A * beta) @ B`) is still a scaled temporary. Gradients at non-square sizes.
+#[test]
+fn scalar_factors_are_blas_alpha_without_temporaries() {
+    let dir = scratch("blas-alpha");
+    let out = adjc(&["transpile", "examples/python/gesummv.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("gesummv.c")).unwrap();
+    assert!(c.contains("cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, alpha, &A_(0, 0)"), "{c}");
+    assert!(!c.contains("ADJC_DIMS(N, N)"), "an N x N temporary:\n{c}");
+    check_passes_both_blas(&["check", "examples/python/gesummv.py", "--sizes", "N=4"]);
+    let scaled = dir.join("scaled.py");
+    std::fs::write(
+        &scaled,
+        "def scaled(alpha, beta, A: \"float64[N, K]\", B: \"float64[K, M]\", x: \"float64[K]\", u: \"float64[N]\"):\n    \
+         y = alpha * A @ x\n    C = (A * beta) @ B\n    s = (2.0 * alpha) * u @ y\n    w = x @ (B * beta)\n    \
+         return y, C, s, w\n",
+    )
+    .unwrap();
+    let out = adjc(&["transpile", scaled.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("scaled.c")).unwrap();
+    // The gemvs take alpha and beta; the gemm keeps its scaled temporary (an active alpha's
+    // adjoint would be a triple loop).
+    assert!(c.contains("alpha, &A_(0, 0)") && c.contains("beta, &B_(0, 0)"), "{c}");
+    check_passes_both_blas(&["check", scaled.to_str().unwrap(), "--sizes", "N=3,K=4,M=5"]);
+}
+
+/// `np.dot(x, x)`: one adjoint update with factor 2, not two identical ones.
+#[test]
+fn dot_of_a_vector_with_itself_is_one_update() {
+    let dir = scratch("blas-square");
+    let out = adjc(&["transpile", "examples/python/cholesky.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("cholesky.c")).unwrap();
+    let adj = function(&c, "cholesky_b");
+    assert!(adj.contains("A_b_(i, i_1) += 2.0 * dot_2_b * A_(i, i_1);"), "{adj}");
+    assert_eq!(adj.matches("+= dot_2_b").count(), 0, "{adj}");
+}

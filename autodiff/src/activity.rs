@@ -47,7 +47,11 @@ pub(crate) fn analyse(f: &Function, body: &Block, wrt: &[VarId], of: &[VarId]) -
             deps.entry(target.var).or_default().extend(src);
         }
         StmtKind::Call(c) => {
-            deps.entry(c.out).or_default().extend(c.args.iter().copied());
+            let src = deps.entry(c.out).or_default();
+            src.extend(c.args.iter().copied());
+            // A scale factor that varies (`alpha` of `alpha * A @ x`) makes the output vary.
+            diff_reads(&c.alpha, src);
+            diff_reads(&c.beta, src);
         }
         _ => {}
     });

@@ -6,18 +6,19 @@
 //! | `C = α A·B + β C` (gemm) | `A_b += α C_b·Bᵀ`, `B_b += α Aᵀ·C_b` (gemm, β = 1), `C_b *= β` |
 //! | `y = α A·x + β y` (gemv) | `A_b += α y_b ⊗ x` (ger), `x_b += α Aᵀ·y_b` (gemv), `y_b *= β` |
 //! | `s = α x·y + β s` (dot) | `x_b += α s_b y`, `y_b += α s_b x` (maps), `s_b *= β` |
+//! | `s = α x·x + β s` (dot of a vector with itself) | `x_b += 2 α s_b x` (one map), `s_b *= β` |
 //! | `C += α x ⊗ y` (ger) | `x_b += α C_b·y`, `y_b += α C_bᵀ·x` (gemv) |
 //!
 //! Transposes are views with reversed axes, so no operand is copied. Inactive operands get
-//! no adjoint call. `α` and `β` must be passive (the frontend only folds constants into
-//! them). The old value of the output is never read by these adjoints, and the operands
+//! no adjoint call. `β` must be passive; an active `α` (`alpha * A @ x` with `alpha`
+//! differentiated) gets `α_b += ∂α/∂v ⟨C_b, op(A)·op(B)⟩`, summed by a loop nest. The old value of the output is never read by these adjoints, and the operands
 //! are read as they were before the call. When the output overwrites a value some adjoint
 //! still needs, a scalar output (`dot`) is taped like any scalar assignment and an array
 //! output region like the region a map overwrites (one slot per iteration of the loops
 //! around the call, so `h = tanh(W @ h + b)` in a loop saves each step's `W @ h`).
 
 use crate::reverse::{Ad, R};
-use crate::util::{expr_vars, VarSet};
+use crate::util::{expr_vars, same_index, VarSet};
 use adjc_ir::*;
 
 impl Ad<'_> {
@@ -29,10 +30,11 @@ impl Ad<'_> {
         }
         let s = Stmt::new(StmtKind::Call(c.clone()), Span::NONE);
         s.exprs(&mut |e| out.extend(expr_vars(e)));
-        // Each argument's adjoint reads the other argument.
+        // Each argument's adjoint reads the other argument; an active scale factor's reads both.
+        let alpha_active = expr_vars(&c.alpha).iter().any(|v| self.is_active(*v));
         for (k, a) in c.args.iter().enumerate() {
             let other = c.args[1 - k];
-            if self.is_active(other) {
+            if self.is_active(other) || alpha_active {
                 out.insert(*a);
             }
         }
@@ -79,14 +81,12 @@ impl Ad<'_> {
         if !self.is_active(c.out) {
             return Ok((fwd, rev));
         }
-        for e in [&c.alpha, &c.beta] {
-            if expr_vars(e).iter().any(|v| self.is_active(*v)) {
-                return Err(Diagnostic::error(
-                    s.span,
-                    format!("the scale factors of `{}` depend on the differentiated inputs", c.op.name()),
-                )
-                .into());
-            }
+        if expr_vars(&c.beta).iter().any(|v| self.is_active(*v)) {
+            return Err(Diagnostic::error(
+                s.span,
+                format!("the scale factor `beta` of `{}` depends on the differentiated inputs", c.op.name()),
+            )
+            .into());
         }
         let span = s.span;
         let ob = self.adj_of(c.out);
@@ -140,9 +140,20 @@ impl Ad<'_> {
             }
             LibOp::Dot => {
                 // The output may be an element of an array (a rank-0 view).
-                let seed = Place::element(ob, vo.index_of(&[])).to_expr(self.elem(ob)).mul(alpha.clone());
+                let mut seed = Place::element(ob, vo.index_of(&[])).to_expr(self.elem(ob)).mul(alpha.clone());
+                // `x · x`: one update `x_b += 2 α s_b x` instead of two identical ones.
+                let square = a == b
+                    && va.axes == vb.axes
+                    && same_index(&va.start, &vb.start)
+                    && same_index(&va.extents, &vb.extents);
+                if square {
+                    seed = Expr::float(2.0, alpha.ty).mul(seed);
+                }
                 for (k, (x, vx)) in [(a, &va), (b, &vb)].into_iter().enumerate() {
                     let Some(xb) = adj[k] else { continue };
+                    if square && k == 1 {
+                        continue;
+                    }
                     let (y, vy) = if k == 0 { (b, &vb) } else { (a, &va) };
                     let i = self.copy_index(0);
                     let ie = Expr::var(i, Scalar::I64);
@@ -154,8 +165,69 @@ impl Ad<'_> {
                 }
             }
         }
+        rev.extend(self.alpha_adjoint(c, span));
         rev.extend(self.scale_view(ob, &vo, &c.beta, span));
         Ok((fwd, rev))
+    }
+
+    /// The adjoint of an active scale factor: `alpha_b += ∂alpha/∂v · ⟨out_b, op(args)⟩`
+    /// for every active `v` that `alpha` reads, the inner product summed by a loop nest
+    /// over the output and the contracted index (no temporary array).
+    fn alpha_adjoint(&mut self, c: &LibCall, span: Span) -> Block {
+        let partials = self.partials(&c.alpha);
+        if partials.is_empty() {
+            return Vec::new();
+        }
+        let ty = self.elem(c.out);
+        let ob = self.adj_of(c.out);
+        let (a, b) = (c.args[0], c.args[1]);
+        let (va, vb, vo) = (&c.arg_views[0], &c.arg_views[1], &c.out_view);
+        let (p, q, k) = (self.copy_index(0), self.copy_index(1), self.copy_index(2));
+        let [pe, qe, ke] = [p, q, k].map(|v| Expr::var(v, Scalar::I64));
+        // Output indices, indices of each argument, and the loops of the nest (outermost first).
+        let (io, ia, ib, loops) = match c.op {
+            LibOp::Gemm => (
+                vec![pe.clone(), qe.clone()],
+                vec![pe, ke.clone()],
+                vec![ke, qe],
+                vec![(p, vo.extents[0].clone()), (q, vo.extents[1].clone()), (k, va.extents[1].clone())],
+            ),
+            LibOp::Gemv => (
+                vec![pe.clone()],
+                vec![pe, ke.clone()],
+                vec![ke],
+                vec![(p, vo.extents[0].clone()), (k, va.extents[1].clone())],
+            ),
+            LibOp::Dot => (vec![], vec![ke.clone()], vec![ke], vec![(k, va.extents[0].clone())]),
+            LibOp::Ger => (
+                vec![pe.clone(), qe.clone()],
+                vec![pe],
+                vec![qe],
+                vec![(p, vo.extents[0].clone()), (q, vo.extents[1].clone())],
+            ),
+        };
+        let name = format!("{}_b", self.name(c.out));
+        let t = self.temp(&format!("{name}_scale"), ty, false);
+        let te = Expr::var(t, ty);
+        let value = Place::element(ob, vo.index_of(&io))
+            .to_expr(ty)
+            .mul(Expr::load(a, va.index_of(&ia), ty))
+            .mul(Expr::load(b, vb.index_of(&ib), ty));
+        let mut body = vec![Stmt::new(
+            StmtKind::Accumulate { target: Place::scalar(t), op: AccOp::Add, value, shared: false },
+            span,
+        )];
+        for (v, stop) in loops.into_iter().rev() {
+            let l = Loop { var: v, start: Expr::int(0), stop, step: Expr::int(1), body };
+            body = vec![Stmt::new(StmtKind::Loop(l), span)];
+        }
+        let mut out = vec![Stmt::assign(Place::scalar(t), Expr::float(0.0, ty), span)
+            .with_note(format!("adjoint of the scale factor of {}: ⟨{name}, the product⟩", c.op.name()))];
+        out.extend(body);
+        for p in &partials {
+            out.push(self.contribution(p, &te, span));
+        }
+        out
     }
 
     /// `X_b[view] *= beta` (nothing when `beta` is 1, zeroing when it is 0).

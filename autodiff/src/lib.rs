@@ -70,6 +70,7 @@ mod activity;
 mod affine;
 pub mod algebra;
 mod assemble;
+mod batch;
 mod batchnorm;
 mod blas;
 mod checkpoint;
@@ -204,6 +205,10 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let keep = |vs: &[VarId]| vs.iter().copied().filter(|v| active.contains(v)).collect();
     if !opts.recompute.is_empty() {
         function.body = plan::apply(&function, &opts.recompute).map_err(|m| Diagnostic::error(primal.span, m))?;
+    }
+    if opts.recompute.is_empty() {
+        // A memory plan counts every array: the batching's work array is not in it.
+        batch::batch_updates(&mut function);
     }
     Ok(Adjoint {
         wrt: keep(&wrt),

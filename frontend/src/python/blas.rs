@@ -2,12 +2,13 @@
 //! when the whole chain can take them; else the caller falls back to loops.
 //!
 //! A call is emitted when every operand is a NumPy view of one float variable with
-//! unit-step slices, possibly times a literal (folded into `alpha`), or, at the top level,
-//! any element-wise value (computed into a temporary first, so `alpha * A @ B` is a scaling
-//! map and a gemm; a float32 operand of a float64 product is cast into one, as NumPy
-//! promotes it); a matrix operand runs along its variable's contiguous axis (any other
-//! strides become leading dimensions or increments), and the output does not alias an
-//! operand. Calls may sit inside loops: when a later iteration overwrites an output the
+//! unit-step slices, possibly times a literal or (in a gemv or dot) a scalar, folded into
+//! `alpha` (`alpha * A @ x` is one gemv: the scaled matrix is never formed), or, at the top
+//! level, any element-wise value (computed into a temporary first, so `alpha * A @ B` is a
+//! scaling map and a gemm; a float32 operand of a float64 product is cast into one, as
+//! NumPy promotes it); a matrix operand runs along its variable's contiguous axis (any
+//! other strides become leading dimensions or increments), and the output does not alias
+//! an operand. Calls may sit inside loops: when a later iteration overwrites an output the
 //! adjoint still needs, autodiff tapes the output region. Stacks of matrices (`@` on rank
 //! 3+) stay loops.
 
@@ -53,12 +54,33 @@ fn view_of(arr: &Arr, f: &Function, length: &dyn Fn(&Expr) -> Expr) -> Option<(V
     Some((var, View { start, axes: axes?, extents: arr.shape.iter().map(length).collect() }))
 }
 
-/// `c * X` with a literal `c` and a view `X`: the factor and `X`.
-fn split_factor(arr: &Arr) -> Option<(f64, Arr)> {
+/// A factor of an operand folded into the call's `alpha`: a literal, or a scalar
+/// expression of the product's type that reads no array (`alpha` in `alpha * A @ x`), so
+/// that the scaled matrix is never computed.
+enum Factor {
+    Lit(f64),
+    Scalar(Expr),
+}
+
+/// `c * X` with a scalar factor `c` and a view `X`: the factor and `X`.
+fn split_factor(arr: &Arr) -> Option<(Factor, Arr)> {
     let ExprKind::Binary(BinOp::Mul, x, y) = &arr.tmpl.kind else { return None };
+    let scalar = |e: &Expr| {
+        let mut plain = e.ty == arr.elem;
+        e.walk(&mut |x| {
+            plain &= match &x.kind {
+                ExprKind::Var(v) => ph_index(*v).is_none(),
+                ExprKind::Load(..) => false,
+                _ => true,
+            }
+        });
+        plain
+    };
     let (c, rest) = match (x.as_float(), y.as_float()) {
-        (Some(c), None) => (c, y),
-        (None, Some(c)) => (c, x),
+        (Some(c), None) => (Factor::Lit(c), y),
+        (None, Some(c)) => (Factor::Lit(c), x),
+        _ if scalar(x) && !scalar(y) => (Factor::Scalar((**x).clone()), y),
+        _ if scalar(y) && !scalar(x) => (Factor::Scalar((**y).clone()), x),
         _ => return None,
     };
     Some((c, Arr { tmpl: (**rest).clone(), ..arr.clone() }))
@@ -66,8 +88,8 @@ fn split_factor(arr: &Arr) -> Option<(f64, Arr)> {
 
 /// Where an operand comes from.
 enum Src {
-    /// A view of a variable, scaled by a literal factor.
-    View(VarId, View, f64),
+    /// A view of a variable, scaled by a factor.
+    View(VarId, View, Factor),
     /// An element-wise expression computed into a temporary first (top level only).
     Temp,
 }
@@ -81,14 +103,16 @@ impl Lowerer<'_> {
 
     /// How operand `arr` reaches a product computed in `elem`. An operand of another float
     /// type (float32 data in a float64 product: NumPy promotes it) is cast into a temporary.
-    fn src_of(&self, arr: &Arr, top: bool, elem: Scalar) -> Option<Src> {
+    /// `scalar_ok`: a non-literal factor may become `alpha` (not for gemm: the adjoint of an
+    /// active `alpha` would be a triple loop there, where the scaled temporary costs a map).
+    fn src_of(&self, arr: &Arr, top: bool, elem: Scalar, scalar_ok: bool) -> Option<Src> {
         if arr.elem != elem {
             return (top && arr.elem.is_float()).then_some(Src::Temp);
         }
         if let Some((v, w)) = view_of(arr, &self.f, &|e| self.length(e)) {
-            return Some(Src::View(v, w, 1.0));
+            return Some(Src::View(v, w, Factor::Lit(1.0)));
         }
-        if let Some((c, x)) = split_factor(arr) {
+        if let Some((c, x)) = split_factor(arr).filter(|(c, _)| scalar_ok || matches!(c, Factor::Lit(_))) {
             if let Some((v, w)) = view_of(&x, &self.f, &|e| self.length(e)) {
                 return Some(Src::View(v, w, c));
             }
@@ -124,7 +148,10 @@ impl Lowerer<'_> {
             _ => return Ok(false),
         };
         let top = self.at_top_level();
-        let (Some(sa), Some(sb)) = (self.src_of(a, top, elem), self.src_of(b, top, elem)) else { return Ok(false) };
+        let scalar_ok = op != LibOp::Gemm;
+        let (Some(sa), Some(sb)) = (self.src_of(a, top, elem, scalar_ok), self.src_of(b, top, elem, scalar_ok)) else {
+            return Ok(false);
+        };
         for s in [&sa, &sb] {
             if let Src::View(v, w, _) = s {
                 if *v == out || (w.rank() == 2 && !has_unit_axis(&self.f, *v, w)) {
@@ -136,11 +163,15 @@ impl Lowerer<'_> {
             return Ok(false);
         }
         let mut alpha = 1.0;
+        let mut factors: Vec<Expr> = Vec::new();
         let mut operands = Vec::new();
         for (s, arr) in [(sa, a), (sb, b)] {
             match s {
                 Src::View(v, w, c) => {
-                    alpha *= c;
+                    match c {
+                        Factor::Lit(c) => alpha *= c,
+                        Factor::Scalar(e) => factors.push(e),
+                    }
                     operands.push((v, w));
                 }
                 Src::Temp => {
@@ -156,6 +187,11 @@ impl Lowerer<'_> {
         }
         let (vb, wb) = operands.pop().ok_or_else(|| self.err(self.span, "internal"))?;
         let (va, wa) = operands.pop().ok_or_else(|| self.err(self.span, "internal"))?;
+        let alpha = match factors.into_iter().reduce(|x, y| x.mul(y)) {
+            None => Expr::float(alpha, elem),
+            Some(f) if alpha == 1.0 => f,
+            Some(f) => Expr::float(alpha, elem).mul(f),
+        };
         // `x @ B` is `B.T @ x`.
         let (args, views) = if wa.rank() == 1 && wb.rank() == 2 {
             (vec![vb, va], vec![wb.t(), wa])
@@ -168,7 +204,7 @@ impl Lowerer<'_> {
             out_view,
             args,
             arg_views: views,
-            alpha: Expr::float(alpha, elem),
+            alpha,
             beta: Expr::float(0.0, elem),
         }));
         Ok(true)
