@@ -21,6 +21,10 @@ pub enum CandidateKind {
     Tape,
     /// A time loop: store every iteration's tape, or checkpoint it with one of `options`.
     Loop(crate::LoopId, Vec<LoopOption>),
+    /// The tape of a local array defined by a cheap map in a loop (`hu = h * u` in a time
+    /// step): store it, or evaluate the map again in every reversed iteration
+    /// ([`crate::AdOptions::loop_arrays`], the default without a plan). The name is the array's.
+    LoopArray(String),
 }
 
 /// One checkpointing schedule of a loop candidate.
@@ -145,6 +149,23 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
             fixed += bytes;
         }
         let formula = t.bytes().map(|b| adjc_ir::print::expr_str(f, &b)).unwrap_or_default();
+        // The tape of a cheap map: recomputing it costs the map's flops for every element
+        // the tape would hold (one per element and iteration), and frees the whole tape.
+        if let Some(la) = adj.loop_recomputable.iter().find(|la| la.tape == Some(t.var)) {
+            let elems = bytes / elem_bytes(t.elem).max(1) as u64;
+            candidates.push(Candidate {
+                id: t.name.clone(),
+                kind: CandidateKind::LoopArray(la.name.clone()),
+                line: t.line,
+                bytes,
+                formula,
+                recompute_flops: Some(elems as f64 * la.flops_per_elem),
+                store_only: None,
+                extra_bytes: 0,
+                depends_on: Vec::new(),
+            });
+            continue;
+        }
         candidates.push(Candidate {
             id: t.name.clone(),
             kind: CandidateKind::Tape,
@@ -169,6 +190,12 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
             }
         })
         .collect();
+    // A recomputed loop array's tape is gone from every point (tapes live for the whole call).
+    for (c, cand) in candidates.iter().enumerate() {
+        if matches!(cand.kind, CandidateKind::LoopArray(_)) {
+            points.iter_mut().for_each(|p| p.freed_by_recompute.push((c, cand.bytes)));
+        }
+    }
     let temps = temps(f, &sw);
     let first_temp = candidates.len();
     for t in &temps {
