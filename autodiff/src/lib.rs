@@ -167,6 +167,17 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let sig = signature::build(primal, &active, &of);
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
     ad.checkpoints = opts.checkpoints.clone();
+    // Only arrays some adjoint reads, and only when the inputs of their map that the
+    // function changes are read by some adjoint anyway: recomputing must not make the
+    // forward sweep tape those inputs instead (`un = u.copy()` before a linear update of `u`).
+    let needed = ad.ar_block(&prep.body);
+    let defs = recompute::array_defs(&prep.body);
+    ad.array_candidates.retain(|a| {
+        needed.contains(a)
+            && defs.get(a).is_some_and(|s| {
+                recompute::array_inputs(s).iter().all(|v| !ad.written.contains(v) || needed.contains(v))
+            })
+    });
     ad.recompute_arrays = ad
         .array_candidates
         .iter()

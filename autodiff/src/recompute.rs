@@ -254,3 +254,14 @@ pub(crate) fn find_arrays(p: &Function, body: &Block) -> VarSet {
     let all: VarSet = found.keys().copied().collect();
     found.into_iter().filter(|(_, inputs)| inputs.is_disjoint(&all)).map(|(a, _)| a).collect()
 }
+
+/// The defining map of every array of `body` that has one (see [`array_def`]).
+pub(crate) fn array_defs(body: &Block) -> BTreeMap<VarId, Stmt> {
+    let mut out = BTreeMap::new();
+    walk_stmts(body, &mut |s| {
+        if let Some((a, _, _)) = array_def(s) {
+            out.entry(a).or_insert_with(|| s.clone());
+        }
+    });
+    out
+}
