@@ -115,8 +115,10 @@ pub fn plan_adjoint(args: &TranspileArgs, adjoint: &mut Adjoint, tighten: u64) -
         CliError::Usage(format!(
             "no plan keeps the adjoint within --memory-limit {}: the smallest feasible limit is {} \
              (storing everything needs {})",
-            human(e.limit),
-            human(e.smallest),
+            // In the user's terms: the solver's limit was tightened by `tighten` bytes (an
+            // adjoint rebuilt around a schedule needed that much more than its model said).
+            human(e.limit + tighten),
+            human(e.smallest + tighten),
             human(model.store_all_peak())
         ))
     })?;

@@ -127,6 +127,8 @@ pub struct LoopArray {
     pub name: String,
     /// Line of its defining map.
     pub line: u32,
+    /// Source span of its defining map (inside the span of the loops around it).
+    pub span: adjc_ir::Span,
     /// The tape's variable in the adjoint (when the adjoint tapes it), else `None`.
     pub tape: Option<VarId>,
     /// Floating-point operations per element of the map (as [`plan`] counts them).
@@ -264,6 +266,7 @@ fn loop_arrays(primal: &Function, body: &adjc_ir::Block, ad: &Ad) -> Vec<LoopArr
             out.push(LoopArray {
                 name: primal.var(a).name.clone(),
                 line: s.span.line,
+                span: s.span,
                 tape,
                 flops_per_elem: plan::flops::expr(value),
             });

@@ -241,7 +241,23 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
         points[p].added_by_recompute.push(held);
     }
     for l in &adj.checkpointable {
-        candidates.push(loop_candidate(f, l, &env)?);
+        // The tapes of the loop arrays inside the loop are candidates of their own: the
+        // loop's per-step tape leaves them out, so that recomputing them and checkpointing
+        // the loop do not both count their bytes (with the loop checkpointed and an array
+        // stored, the prediction is then high by that array's share of the replayed segment).
+        let trips = eval_int(&l.trips, &env).unwrap_or(0).max(1) as u64;
+        let inside: u64 = candidates
+            .iter()
+            .zip(&adj.tapes)
+            .filter(|(c, _)| matches!(c.kind, CandidateKind::LoopArray(_)))
+            .filter(|(_, t)| {
+                adj.loop_recomputable
+                    .iter()
+                    .any(|la| la.tape == Some(t.var) && l.span.start <= la.span.start && la.span.end <= l.span.end)
+            })
+            .map(|(c, _)| c.bytes / trips)
+            .sum();
+        candidates.push(loop_candidate(f, l, &env, inside)?);
     }
     let unplanned_bytes = fixed + lives.iter().map(|l| l.0).sum::<u64>();
     Ok(Model { candidates, points, unplanned_bytes })
@@ -253,6 +269,7 @@ fn loop_candidate(
     f: &Function,
     l: &crate::CheckpointableLoop,
     env: &dyn Fn(VarId) -> Option<i64>,
+    loop_array_step_bytes: u64,
 ) -> Result<Candidate, String> {
     let ev = |e: &Expr, what: &str| {
         eval_int(e, env)
@@ -263,7 +280,7 @@ fn loop_candidate(
     let per_step = || -> Result<(u64, u64, f64, u64), String> {
         Ok((
             ev(&l.state_bytes, "state size")?,
-            ev(&l.step_tape_bytes, "tape")?,
+            ev(&l.step_tape_bytes, "tape")?.saturating_sub(loop_array_step_bytes),
             ev(&l.step_flops, "cost")? as f64,
             ev(&l.replay_bytes, "output size")?,
         ))
