@@ -156,8 +156,8 @@ pub(crate) fn cheap_flops(e: &Expr) -> Option<usize> {
             let own = match (f, args.as_slice()) {
                 (Intrinsic::Abs | Intrinsic::Max | Intrinsic::Min | Intrinsic::Sign, _) => 1,
                 (Intrinsic::Pow, [_, k]) => match k.as_float().or_else(|| k.as_int().map(|i| i as f64)) {
-                    Some(k) if k == 2.0 => 1,
-                    Some(k) if k == 3.0 => 2,
+                    Some(2.0) => 1,
+                    Some(3.0) => 2,
                     _ => return None,
                 },
                 _ => return None,
@@ -233,9 +233,7 @@ pub(crate) fn find_arrays(p: &Function, body: &Block) -> VarSet {
             let Some((a, _, value)) = array_def(s) else { continue };
             let var = p.var(a);
             let local = matches!(var.role, VarRole::Local | VarRole::Temp) && !p.is_param(a) && var.ty.is_array();
-            if !local
-                || counts.get(&a) != Some(&(1, true))
-                || !cheap_flops(value).is_some_and(|n| n <= CHEAP_ARRAY_FLOPS)
+            if !local || counts.get(&a) != Some(&(1, true)) || cheap_flops(value).is_none_or(|n| n > CHEAP_ARRAY_FLOPS)
             {
                 continue;
             }
