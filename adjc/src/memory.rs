@@ -26,6 +26,31 @@ impl MemoryPlan {
         self.model.candidates.iter().zip(&self.plan.recompute).filter(|(_, r)| **r).map(|(c, _)| c.id.clone()).collect()
     }
 
+    /// Ids of the temporaries the plan recomputes ([`plan::apply`] rewrites the adjoint for them).
+    pub fn temporary_ids(&self) -> BTreeSet<String> {
+        self.model
+            .candidates
+            .iter()
+            .zip(&self.plan.recompute)
+            .filter(|(c, r)| **r && !matches!(c.kind, CandidateKind::LoopArray(_)))
+            .map(|(c, _)| c.id.clone())
+            .collect()
+    }
+
+    /// Names of the loop arrays the plan recomputes instead of taping (the adjoint is built
+    /// again with them, `AdOptions::loop_arrays`).
+    pub fn loop_arrays(&self) -> BTreeSet<String> {
+        self.model
+            .candidates
+            .iter()
+            .zip(&self.plan.recompute)
+            .filter_map(|(c, r)| match &c.kind {
+                CandidateKind::LoopArray(name) if *r => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The schedule of every time loop the plan checkpoints.
     pub fn checkpoints(&self) -> BTreeMap<adjc_autodiff::LoopId, adjc_autodiff::Checkpointing> {
         self.plan
@@ -90,13 +115,15 @@ pub fn plan_adjoint(args: &TranspileArgs, adjoint: &mut Adjoint, tighten: u64) -
         CliError::Usage(format!(
             "no plan keeps the adjoint within --memory-limit {}: the smallest feasible limit is {} \
              (storing everything needs {})",
-            human(e.limit),
-            human(e.smallest),
+            // In the user's terms: the solver's limit was tightened by `tighten` bytes (an
+            // adjoint rebuilt around a schedule needed that much more than its model said).
+            human(e.limit + tighten),
+            human(e.smallest + tighten),
             human(model.store_all_peak())
         ))
     })?;
     let planned = MemoryPlan { model, plan, strategy, limit, sizes };
-    let recompute = planned.recompute_ids();
+    let recompute = planned.temporary_ids();
     adjoint.function.body = plan::apply(&adjoint.function, &recompute)
         .map_err(|m| CliError::Usage(format!("cannot apply the plan: {m}")))?;
     adjoint.function.notes.push(plan_note(&planned));
@@ -166,6 +193,7 @@ fn kind(c: &plan::Candidate) -> &'static str {
         CandidateKind::Temporary => "array",
         CandidateKind::Tape => "tape",
         CandidateKind::Loop(..) => "loop",
+        CandidateKind::LoopArray(_) => "loop array",
     }
 }
 

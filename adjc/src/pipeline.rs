@@ -182,6 +182,9 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             wrt: args.wrt.clone(),
             of: args.of.clone(),
             checkpoints: crate::checkpoint_flag::resolve(f, &specs)?,
+            // A memory plan starts from the adjoint that tapes everything, loop arrays
+            // included, and chooses which of them to recompute.
+            loop_arrays: (args.memory_limit.is_some() || args.strategy.is_some()).then(Default::default),
             ..AdOptions::default()
         })
     };
@@ -210,7 +213,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             adjoint = planned;
             break None;
         };
-        if m.plan.loops.is_empty() {
+        if m.plan.loops.is_empty() && m.loop_arrays().is_empty() {
             adjoint = planned;
             break Some(m);
         }
@@ -218,6 +221,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
         // chosen schedules, then apply the plan's recomputations to it.
         let mut opts = ad_opts_for(&primal).map_err(in_source)?;
         opts.checkpoints.extend(m.checkpoints());
+        opts.loop_arrays = Some(m.loop_arrays());
         let mut rebuilt = adjc_autodiff::reverse(&primal, &opts).map_err(in_source)?;
         // A loop that keeps its inputs alive for its replays can make later code tape what
         // store-all did not: the rebuilt adjoint's own model has the last word. Over the
@@ -235,7 +239,7 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
             )));
         }
         m.plan.peak = m.plan.peak.max(verified);
-        rebuilt.function.body = adjc_autodiff::plan::apply(&rebuilt.function, &m.recompute_ids())
+        rebuilt.function.body = adjc_autodiff::plan::apply(&rebuilt.function, &m.temporary_ids())
             .map_err(|msg| CliError::Usage(format!("cannot apply the plan: {msg}")))?;
         rebuilt.function.notes.push(crate::memory::plan_note(&m));
         adjoint = rebuilt;

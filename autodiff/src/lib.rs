@@ -120,6 +120,26 @@ pub struct AdOptions {
     /// (empty: store-all, today's layout). Non-empty, the adjoint also allocates each local
     /// array right before its first use and frees it after its last ([`plan::apply`]).
     pub recompute: std::collections::BTreeSet<String>,
+    /// Local arrays defined by a cheap map in a sequential loop that the reverse sweep
+    /// recomputes instead of taping (see `recompute`): `None` for every array that
+    /// qualifies (the default), `Some(names)` for those named only (a memory plan's choice;
+    /// `Some` of an empty set tapes them all).
+    pub loop_arrays: Option<std::collections::BTreeSet<String>>,
+}
+
+/// A local array the reverse sweep can recompute in its loop instead of taping, for a
+/// planner: the tape it has when stored and what recomputing one element costs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopArray {
+    pub name: String,
+    /// Line of its defining map.
+    pub line: u32,
+    /// Source span of its defining map (inside the span of the loops around it).
+    pub span: adjc_ir::Span,
+    /// The tape's variable in the adjoint (when the adjoint tapes it), else `None`.
+    pub tape: Option<VarId>,
+    /// Floating-point operations per element of the map (as [`plan`] counts them).
+    pub flops_per_elem: f64,
 }
 
 /// The adjoint function and the variables it differentiates. `function.vars` starts with
@@ -139,6 +159,9 @@ pub struct Adjoint {
     /// Every top-level sequential loop that could be checkpointed, with its trip count,
     /// state size, per-iteration tape size and cost (checkpointed or not).
     pub checkpointable: Vec<CheckpointableLoop>,
+    /// Arrays of loops that the reverse sweep can recompute instead of taping, recomputed
+    /// or not.
+    pub loop_recomputable: Vec<LoopArray>,
 }
 
 /// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
@@ -153,6 +176,23 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let sig = signature::build(primal, &active, &of);
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
     ad.checkpoints = opts.checkpoints.clone();
+    // Only arrays some adjoint reads, and only when the inputs of their map that the
+    // function changes are read by some adjoint anyway: recomputing must not make the
+    // forward sweep tape those inputs instead (`un = u.copy()` before a linear update of `u`).
+    let needed = ad.ar_block(&prep.body);
+    let defs = recompute::array_defs(&prep.body);
+    ad.array_candidates.retain(|a| {
+        needed.contains(a)
+            && defs.get(a).is_some_and(|s| {
+                recompute::array_inputs(s).iter().all(|v| !ad.written.contains(v) || needed.contains(v))
+            })
+    });
+    ad.recompute_arrays = ad
+        .array_candidates
+        .iter()
+        .copied()
+        .filter(|a| opts.loop_arrays.as_ref().is_none_or(|names| names.contains(&primal.var(*a).name)))
+        .collect();
     let (fwd, rev) = ad.rev_block(&prep.body, Env::Top, &mut VarSet::new()).map_err(|e| match e {
         Fail::Diag(d) => d,
         Fail::Seq => Diagnostic::error(primal.span, "internal error: a map could not be reversed"),
@@ -178,6 +218,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
             by_value: &sig.by_value,
         },
     );
+    let loop_recomputable = loop_arrays(primal, &prep.body, &ad);
     let mut function = ad.f;
     function.body = body;
     let names = |vs: &[VarId]| vs.iter().map(|v| primal.var(*v).name.clone()).collect::<Vec<_>>().join(", ");
@@ -217,5 +258,30 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         tapes: ad.tapes,
         recomputed: ad.recomputed,
         checkpointable: ad.checkpointable,
+        loop_recomputable,
     })
+}
+
+/// The arrays the reverse sweep recomputed or could recompute in their loops (those taped
+/// with their tapes), with their cost per element.
+fn loop_arrays(primal: &Function, body: &adjc_ir::Block, ad: &Ad) -> Vec<LoopArray> {
+    let mut out = Vec::new();
+    adjc_ir::walk_stmts(body, &mut |s| {
+        let Some((a, _, value)) = recompute::array_def(s) else { return };
+        if !ad.array_candidates.contains(&a) {
+            return;
+        }
+        let tape = ad.array_tapes.iter().find(|(x, _)| *x == a).map(|(_, t)| *t);
+        let recomputed = ad.recomputed.iter().any(|r| r.var == a);
+        if tape.is_some() || recomputed {
+            out.push(LoopArray {
+                name: primal.var(a).name.clone(),
+                line: s.span.line,
+                span: s.span,
+                tape,
+                flops_per_elem: plan::flops::expr(value),
+            });
+        }
+    });
+    out
 }

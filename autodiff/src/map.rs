@@ -127,6 +127,10 @@ impl Ad<'_> {
             Err(Fail::Seq) => out.extend(self.ar(&sequentialize(s))),
             Err(Fail::Diag(_)) => {}
         }
+        // A map the reversed loop body evaluates again reads its inputs there.
+        if crate::recompute::array_def(s).is_some_and(|(a, _, _)| self.recompute_arrays.contains(&a)) {
+            out.extend(crate::recompute::array_inputs(s));
+        }
         out
     }
 
@@ -163,13 +167,19 @@ impl Ad<'_> {
         let owned = self.owned_vars(m);
         let (plan, _) = self.plan_block(&m.body, &VarSet::new(), Some(&owned))?;
         let written: VarSet = block_writes(&m.body).into_iter().filter(|v| !self.private.contains(v)).collect();
-        let taped: VarSet = written.intersection(need).copied().collect();
+        let taped: VarSet =
+            written.intersection(need).copied().filter(|x| !self.recompute_arrays.contains(x)).collect();
         let mut fwd = Vec::new();
         let mut rev = Vec::new();
         for x in &taped {
             let (save, restore) = self.region_tape(*x, s, m);
             fwd.extend(save);
             rev.extend(restore);
+            if self.array_candidates.contains(x) && crate::recompute::array_def(s).is_some() {
+                if let Some(t) = self.tapes.last() {
+                    self.array_tapes.push((*x, t.var));
+                }
+            }
         }
         fwd.push(s.clone());
         self.map_entry.clear();

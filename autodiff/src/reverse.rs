@@ -76,6 +76,13 @@ pub(crate) struct Ad<'p> {
     pub recompute: VarSet,
     /// Recomputations emitted so far, for the report.
     pub recomputed: Vec<Recomputed>,
+    /// Local arrays recomputed in the reversed body of their loop instead of taped (see
+    /// `crate::recompute`): shrinks when a reversed body cannot give a map its inputs back.
+    pub recompute_arrays: VarSet,
+    /// Arrays that qualify for that recomputation (whether or not it is chosen).
+    pub array_candidates: VarSet,
+    /// `(array, tape)`: arrays of `array_candidates` taped after all, for the planner.
+    pub array_tapes: Vec<(VarId, VarId)>,
     /// The sequential loops around the statement being reversed, outermost first.
     pub nest: Vec<Frame>,
     /// How many `if`s enclose the statement being reversed.
@@ -141,6 +148,7 @@ pub(crate) struct Checkpoint {
     swaps: usize,
     tapes: usize,
     recomputed: usize,
+    array_tapes: usize,
     ad_allocs: usize,
     copy_idx: usize,
 }
@@ -211,6 +219,9 @@ impl<'p> Ad<'p> {
             tapes: Vec::new(),
             recompute: recompute::find(p, body),
             recomputed: Vec::new(),
+            recompute_arrays: VarSet::new(),
+            array_candidates: recompute::find_arrays(p, body),
+            array_tapes: Vec::new(),
             nest: Vec::new(),
             cond_depth: 0,
             swaps: Vec::new(),
@@ -241,6 +252,7 @@ impl<'p> Ad<'p> {
             swaps: self.swaps.len(),
             tapes: self.tapes.len(),
             recomputed: self.recomputed.len(),
+            array_tapes: self.array_tapes.len(),
             ad_allocs: self.ad_allocs.len(),
             copy_idx: self.copy_idx.len(),
         }
@@ -282,6 +294,7 @@ impl<'p> Ad<'p> {
         self.swaps.truncate(c.swaps);
         self.tapes.truncate(c.tapes);
         self.recomputed.truncate(c.recomputed);
+        self.array_tapes.truncate(c.array_tapes);
         self.ad_allocs.truncate(c.ad_allocs);
         self.copy_idx.truncate(c.copy_idx);
         self.map_entry.clear();
@@ -578,6 +591,13 @@ impl<'p> Ad<'p> {
     /// Forward-sweep and reverse-sweep code of a block; `live` flows through (see
     /// [`Ad::flow_stmt`]).
     pub fn rev_block(&mut self, b: &Block, env: Env, live: &mut VarSet) -> R<(Block, Block)> {
+        let (fwd, parts) = self.rev_block_parts(b, env, live)?;
+        Ok((fwd, parts.into_iter().rev().flatten().collect()))
+    }
+
+    /// [`Ad::rev_block`] with the reverse code of each statement (or expert rule) apart, in
+    /// forward order.
+    fn rev_block_parts(&mut self, b: &Block, env: Env, live: &mut VarSet) -> R<(Block, Vec<Block>)> {
         let mut fwd = Vec::new();
         let mut parts = Vec::new();
         let mut i = 0;
@@ -593,7 +613,7 @@ impl<'p> Ad<'p> {
             parts.push(r);
             i += 1;
         }
-        Ok((fwd, parts.into_iter().rev().flatten().collect()))
+        Ok((fwd, parts))
     }
 
     /// An expert rule for several statements starting at `b[i]`: how many it covers, their
@@ -622,7 +642,11 @@ impl<'p> Ad<'p> {
             StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } => {
                 let mut fwd = Vec::new();
                 let mut rev = Vec::new();
-                let recomputed = target.is_scalar() && self.recompute.contains(&target.var);
+                let recomputed = if target.is_scalar() {
+                    self.recompute.contains(&target.var)
+                } else {
+                    self.recompute_arrays.contains(&target.var)
+                };
                 if !recomputed && (live.contains(&target.var) || self.ar(s).contains(&target.var)) {
                     let (push, pop) = self.save_place(target, s.span);
                     fwd.push(push);
@@ -675,13 +699,24 @@ impl<'p> Ad<'p> {
     /// Reverses the body of `l` with `frame` (the tapes' view of the loop around it): the
     /// taped body, and its adjoint with the recomputations it needs first.
     pub(crate) fn rev_loop_body(&mut self, l: &Loop, live: &VarSet, frame: Frame) -> R<(Block, Block)> {
-        let mut entry = live.clone();
-        entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
-        let mut inner = self.loop_fixpoint(l, entry);
-        self.nest.push(frame);
-        let body = self.rev_block(&l.body, Env::Loop, &mut inner);
-        self.nest.pop();
-        let (fb, mut rb) = body?;
+        let cp = self.checkpoint();
+        let (fb, mut rb) = loop {
+            let mut entry = live.clone();
+            entry.extend([&l.start, &l.stop, &l.step].iter().flat_map(|e| e.vars()));
+            let mut inner = self.loop_fixpoint(l, entry);
+            self.nest.push(frame.clone());
+            let body = self.rev_block_parts(&l.body, Env::Loop, &mut inner);
+            self.nest.pop();
+            let (fb, parts) = body?;
+            match self.place_array_recomputes(&l.body, parts) {
+                Ok(rb) => break (fb, rb),
+                // The reversed body cannot give this array's map its inputs back: tape it.
+                Err(a) => {
+                    self.rollback(cp.clone());
+                    self.recompute_arrays.remove(&a);
+                }
+            }
+        };
         if !rb.is_empty() {
             let again = self.recomputations(&l.body, &rb);
             rb.splice(0..0, again);
@@ -715,6 +750,102 @@ impl<'p> Ad<'p> {
             vec![Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body: rb }), s.span)]
         };
         Ok((vec![fwd], rev))
+    }
+
+    /// The reversed loop body from the reverse code of each statement of `body` (`parts`,
+    /// in forward order), with the maps of [`Ad::recompute_arrays`] defined in `body`
+    /// evaluated again right before the adjoint of the last statement that reads their
+    /// array, and the restores that give them their inputs back moved up to that point
+    /// (see `crate::recompute`). `Err(a)`: array `a` cannot be recomputed here.
+    fn place_array_recomputes(&mut self, body: &Block, mut parts: Vec<Block>) -> Result<Block, VarId> {
+        let defs: Vec<(usize, VarId)> = body
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| recompute::array_def(s).map(|(a, _, _)| (k, a)))
+            .filter(|(_, a)| self.recompute_arrays.contains(a))
+            .collect();
+        if defs.is_empty() {
+            return Ok(parts.into_iter().rev().flatten().collect());
+        }
+        if parts.len() != body.len() {
+            return Err(defs[0].1);
+        }
+        let is_restore = |t: &Stmt| t.note.as_deref().is_some_and(|n| n.starts_with("restore "));
+        let leading = |p: &Block| p.iter().take_while(|t| is_restore(t)).count();
+        // (W, v) -> R: the restore of `v` by statement W moves up to right before the
+        // recomputations at statement R.
+        let mut hoists: BTreeMap<(usize, VarId), usize> = BTreeMap::new();
+        // (R, S, array): the map S runs again at R.
+        let mut placed: Vec<(usize, usize, VarId)> = Vec::new();
+        for &(s, a) in &defs {
+            let readers: Vec<usize> =
+                (0..body.len()).filter(|&k| k != s && parts[k].iter().any(|t| stmt_mentions(t, a))).collect();
+            if readers.iter().any(|&k| k < s) {
+                return Err(a);
+            }
+            let Some(&r) = readers.last() else { continue };
+            for v in recompute::array_inputs(&body[s]) {
+                let ws: Vec<usize> = (s + 1..=r).filter(|&k| crate::util::writes(&body[k]).contains(&v)).collect();
+                match ws.as_slice() {
+                    [] => {}
+                    [w] => {
+                        let restores = &parts[*w][..leading(&parts[*w])];
+                        if !restores.iter().any(|t| crate::util::writes(t).contains(&v)) {
+                            return Err(a);
+                        }
+                        if *w < r {
+                            if (w + 1..=r).any(|k| self.ar(&body[k]).contains(&v)) {
+                                return Err(a);
+                            }
+                            let at = hoists.entry((*w, v)).or_insert(r);
+                            *at = (*at).max(r);
+                        }
+                    }
+                    _ => return Err(a),
+                }
+            }
+            placed.push((r, s, a));
+        }
+        // A restore moved up must not pass a recomputation that reads the value after W.
+        for (&(w, v), &r) in &hoists {
+            for &(rb, sb, b) in &placed {
+                if sb > w && rb <= r && recompute::array_inputs(&body[sb]).contains(&v) {
+                    return Err(b);
+                }
+            }
+        }
+        // Take the moved restores out of their statements' reverse code.
+        let mut moved: BTreeMap<usize, Vec<(usize, Stmt)>> = BTreeMap::new();
+        for (&(w, v), &r) in hoists.iter().rev() {
+            let n = leading(&parts[w]);
+            let Some(k) = (0..n).find(|&k| crate::util::writes(&parts[w][k]).contains(&v)) else {
+                return Err(defs[0].1);
+            };
+            let t = parts[w].remove(k);
+            moved.entry(r).or_default().push((w, t));
+        }
+        placed.sort();
+        for (r, group) in moved.iter_mut() {
+            // Restores in reverse order of their statements, as the reverse sweep runs them.
+            group.sort_by_key(|(w, _)| std::cmp::Reverse(*w));
+            let at = leading(&parts[*r]);
+            let stmts: Vec<Stmt> = group.drain(..).map(|(_, t)| t).collect();
+            parts[*r].splice(at..at, stmts);
+        }
+        for &(r, s, a) in placed.iter().rev() {
+            let name = self.name(a);
+            let line = body[s].span.line;
+            let again = body[s].clone().with_note(format!(
+                "recomputed: `{name}`{} is not taped, it is a cheap map of values the reverse sweep has back here",
+                at_line(body[s].span)
+            ));
+            // After R's restores and the restores moved up to R, before R's adjoint; maps
+            // of the same R in forward order (each was inserted at the same place, last first).
+            let at = leading(&parts[r]);
+            parts[r].insert(at, again);
+            self.recomputed.push(Recomputed { var: a, name, line });
+        }
+        Ok(parts.into_iter().rev().flatten().collect())
     }
 
     /// `z = e` for every recomputable scalar assigned in the loop body `body` that the

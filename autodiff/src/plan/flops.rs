@@ -26,7 +26,7 @@ pub(crate) fn stmt(s: &Stmt, env: &dyn Fn(VarId) -> Option<i64>) -> f64 {
     }
 }
 
-fn expr(e: &Expr) -> f64 {
+pub(crate) fn expr(e: &Expr) -> f64 {
     let float = e.ty.is_float();
     match &e.kind {
         ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Load(..) => 0.0,

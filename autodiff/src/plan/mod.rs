@@ -17,7 +17,7 @@
 //! arrays are allocated over their lifetime.
 
 mod apply;
-mod flops;
+pub(crate) mod flops;
 pub mod model;
 pub mod solve;
 mod sweeps;

@@ -21,6 +21,10 @@ pub enum CandidateKind {
     Tape,
     /// A time loop: store every iteration's tape, or checkpoint it with one of `options`.
     Loop(crate::LoopId, Vec<LoopOption>),
+    /// The tape of a local array defined by a cheap map in a loop (`hu = h * u` in a time
+    /// step): store it, or evaluate the map again in every reversed iteration
+    /// ([`crate::AdOptions::loop_arrays`], the default without a plan). The name is the array's.
+    LoopArray(String),
 }
 
 /// One checkpointing schedule of a loop candidate.
@@ -145,6 +149,23 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
             fixed += bytes;
         }
         let formula = t.bytes().map(|b| adjc_ir::print::expr_str(f, &b)).unwrap_or_default();
+        // The tape of a cheap map: recomputing it costs the map's flops for every element
+        // the tape would hold (one per element and iteration), and frees the whole tape.
+        if let Some(la) = adj.loop_recomputable.iter().find(|la| la.tape == Some(t.var)) {
+            let elems = bytes / elem_bytes(t.elem).max(1) as u64;
+            candidates.push(Candidate {
+                id: t.name.clone(),
+                kind: CandidateKind::LoopArray(la.name.clone()),
+                line: t.line,
+                bytes,
+                formula,
+                recompute_flops: Some(elems as f64 * la.flops_per_elem),
+                store_only: None,
+                extra_bytes: 0,
+                depends_on: Vec::new(),
+            });
+            continue;
+        }
         candidates.push(Candidate {
             id: t.name.clone(),
             kind: CandidateKind::Tape,
@@ -169,6 +190,12 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
             }
         })
         .collect();
+    // A recomputed loop array's tape is gone from every point (tapes live for the whole call).
+    for (c, cand) in candidates.iter().enumerate() {
+        if matches!(cand.kind, CandidateKind::LoopArray(_)) {
+            points.iter_mut().for_each(|p| p.freed_by_recompute.push((c, cand.bytes)));
+        }
+    }
     let temps = temps(f, &sw);
     let first_temp = candidates.len();
     for t in &temps {
@@ -214,7 +241,23 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
         points[p].added_by_recompute.push(held);
     }
     for l in &adj.checkpointable {
-        candidates.push(loop_candidate(f, l, &env)?);
+        // The tapes of the loop arrays inside the loop are candidates of their own: the
+        // loop's per-step tape leaves them out, so that recomputing them and checkpointing
+        // the loop do not both count their bytes (with the loop checkpointed and an array
+        // stored, the prediction is then high by that array's share of the replayed segment).
+        let trips = eval_int(&l.trips, &env).unwrap_or(0).max(1) as u64;
+        let inside: u64 = candidates
+            .iter()
+            .zip(&adj.tapes)
+            .filter(|(c, _)| matches!(c.kind, CandidateKind::LoopArray(_)))
+            .filter(|(_, t)| {
+                adj.loop_recomputable
+                    .iter()
+                    .any(|la| la.tape == Some(t.var) && l.span.start <= la.span.start && la.span.end <= l.span.end)
+            })
+            .map(|(c, _)| c.bytes / trips)
+            .sum();
+        candidates.push(loop_candidate(f, l, &env, inside)?);
     }
     let unplanned_bytes = fixed + lives.iter().map(|l| l.0).sum::<u64>();
     Ok(Model { candidates, points, unplanned_bytes })
@@ -226,6 +269,7 @@ fn loop_candidate(
     f: &Function,
     l: &crate::CheckpointableLoop,
     env: &dyn Fn(VarId) -> Option<i64>,
+    loop_array_step_bytes: u64,
 ) -> Result<Candidate, String> {
     let ev = |e: &Expr, what: &str| {
         eval_int(e, env)
@@ -236,7 +280,7 @@ fn loop_candidate(
     let per_step = || -> Result<(u64, u64, f64, u64), String> {
         Ok((
             ev(&l.state_bytes, "state size")?,
-            ev(&l.step_tape_bytes, "tape")?,
+            ev(&l.step_tape_bytes, "tape")?.saturating_sub(loop_array_step_bytes),
             ev(&l.step_flops, "cost")? as f64,
             ev(&l.replay_bytes, "output size")?,
         ))
