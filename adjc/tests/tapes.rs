@@ -122,7 +122,7 @@ fn count_loops(f: &[&str], source: &str) -> Loops {
         let depth = l.len() - l.trim_start().len();
         let t = l.trim();
         if !t.starts_with("for (") {
-            if !(t.starts_with("ADJC_OMP(") || t == "}" || t.starts_with("/*")) {
+            if !(t.starts_with("ADJC_OMP(") || t == "}" || t == "{" || t.starts_with("/*")) {
                 in_split.insert(depth, false);
             }
             continue;
@@ -136,8 +136,19 @@ fn count_loops(f: &[&str], source: &str) -> Loops {
         let comment =
             above.find(|l| !(l.starts_with("for (") || l.starts_with("if ("))).and_then(|l| l.strip_prefix("/* "));
         let comment = comment.unwrap_or("");
-        in_split.insert(depth, comment.starts_with("split so that"));
-        if comment.is_empty() || comment.starts_with(&format!("{source}:")) || comment.starts_with("split so that") {
+        // A gather (the transposed form of a stencil's adjoint) is the statement's reversed
+        // loop; its peeled boundary strips and the loops after it are parts of that loop.
+        let gather = comment.starts_with("gather form");
+        if comment.starts_with("boundary of the gather") {
+            n.split += 1;
+            continue;
+        }
+        in_split.insert(depth, comment.starts_with("split so that") || gather);
+        if comment.is_empty()
+            || comment.starts_with(&format!("{source}:"))
+            || comment.starts_with("split so that")
+            || gather
+        {
             continue;
         }
         if ["tape:", "stack tape:", "restore ", "give "].iter().any(|p| comment.starts_with(p)) {
