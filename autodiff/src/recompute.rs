@@ -96,25 +96,30 @@ fn read_outside(b: &Block, z: VarId, skip: *const Stmt) -> bool {
     })
 }
 
-/// The recomputable scalars of `body` (of function `p`).
-pub(crate) fn find(p: &Function, body: &Block) -> VarSet {
-    let mut counts = BTreeMap::new();
-    scalar_writes(body, &mut counts);
-    let mut out = VarSet::new();
-    let mut loops: Vec<&Stmt> = Vec::new();
+/// Every sequential `Loop` statement of `body`, outermost first, not looking into map
+/// bodies (maps have their own recomputation, `crate::map`).
+fn sequential_loops(body: &Block) -> Vec<&Stmt> {
     fn collect<'a>(b: &'a Block, out: &mut Vec<&'a Stmt>) {
         for s in b {
             if matches!(s.kind, StmtKind::Loop(_)) {
                 out.push(s);
             }
-            // Map bodies have their own recomputation (crate::map).
             if !matches!(s.kind, StmtKind::Map(_)) {
                 s.blocks().into_iter().for_each(|c| collect(c, out));
             }
         }
     }
+    let mut loops = Vec::new();
     collect(body, &mut loops);
-    for ls in loops {
+    loops
+}
+
+/// The recomputable scalars of `body` (of function `p`).
+pub(crate) fn find(p: &Function, body: &Block) -> VarSet {
+    let mut counts = BTreeMap::new();
+    scalar_writes(body, &mut counts);
+    let mut out = VarSet::new();
+    for ls in sequential_loops(body) {
         let StmtKind::Loop(l) = &ls.kind else { continue };
         let changed = block_writes(&l.body);
         for (k, s) in l.body.iter().enumerate() {
@@ -213,18 +218,7 @@ fn array_writes(b: &Block, out: &mut BTreeMap<VarId, (usize, bool)>) {
 pub(crate) fn find_arrays(p: &Function, body: &Block) -> VarSet {
     let mut counts = BTreeMap::new();
     array_writes(body, &mut counts);
-    let mut loops: Vec<&Stmt> = Vec::new();
-    fn collect<'a>(b: &'a Block, out: &mut Vec<&'a Stmt>) {
-        for s in b {
-            if matches!(s.kind, StmtKind::Loop(_)) {
-                out.push(s);
-            }
-            if !matches!(s.kind, StmtKind::Map(_)) {
-                s.blocks().into_iter().for_each(|c| collect(c, out));
-            }
-        }
-    }
-    collect(body, &mut loops);
+    let loops = sequential_loops(body);
     let mut found: BTreeMap<VarId, VarSet> = BTreeMap::new();
     for ls in loops {
         let StmtKind::Loop(l) = &ls.kind else { continue };
