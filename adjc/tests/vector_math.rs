@@ -88,7 +88,7 @@ fn elementwise_loops_vectorise_with_gcc() {
                 continue;
             }
             let mut cmd = Command::new("gcc");
-            cmd.current_dir(&dir).args(["-std=c11", "-O3", "-march=haswell", "-fopt-info-vec-missed", "-c"]);
+            cmd.current_dir(&dir).args(["-std=c11", "-O3", "-march=haswell", "-fopt-info-vec-missed", "-fopt-info-vec-optimized", "-c"]);
             if openmp {
                 cmd.arg("-fopenmp");
             }
@@ -101,9 +101,16 @@ fn elementwise_loops_vectorise_with_gcc() {
             // The innermost loops over elements (not the runtime header's own helpers; an
             // outer loop is "not vectorised" when its inner loop is).
             let lines: Vec<&str> = c.lines().collect();
+            // gcc reports every version of a loop it tries (the outlined body of an OpenMP
+            // region, an alias-check copy): a loop is missed only when no version of it at
+            // that line and column was vectorised.
+            let location = |l: &str| l.split(": ").next().unwrap_or("").to_string();
+            let vectorised: std::collections::BTreeSet<String> =
+                report.lines().filter(|l| l.contains("optimized: loop vectorized")).map(location).collect();
             let missed: Vec<&str> = report
                 .lines()
                 .filter(|l| l.contains("couldn't vectorize loop"))
+                .filter(|l| !vectorised.contains(&location(l)))
                 .filter(|l| {
                     let Some(rest) = l.strip_prefix(&format!("{example}.c:")) else { return false };
                     let line: usize = rest.split(':').next().and_then(|n| n.parse().ok()).unwrap_or(0);
