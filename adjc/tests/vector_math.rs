@@ -88,7 +88,14 @@ fn elementwise_loops_vectorise_with_gcc() {
                 continue;
             }
             let mut cmd = Command::new("gcc");
-            cmd.current_dir(&dir).args(["-std=c11", "-O3", "-march=haswell", "-fopt-info-vec-missed", "-fopt-info-vec-optimized", "-c"]);
+            cmd.current_dir(&dir).args([
+                "-std=c11",
+                "-O3",
+                "-march=haswell",
+                "-fopt-info-vec-missed",
+                "-fopt-info-vec-optimized",
+                "-c",
+            ]);
             if openmp {
                 cmd.arg("-fopenmp");
             }
