@@ -122,6 +122,7 @@ fn sizes_whose_arithmetic_overflows_return_err_alloc_and_write_nothing() {
     let dir = scratch("alloc-overflow");
     transpile("examples/python/reaction_diffusion.py", &dir, &[]);
     let c = std::fs::read_to_string(dir.join("reaction_diffusion.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&c);
     assert!(
         c.contains("adjc_alloc_tape(sizeof(double), ADJC_DIMS(adjc_max_i64(0, TSTEPS), adjc_max_i64(0, u_n0 - 2)))"),
         "{c}"

@@ -48,6 +48,16 @@ fn output_is_deterministic_and_snapshotted() {
             let _ = std::fs::remove_dir_all(&dir);
         }
         assert_eq!(outs[0], outs[1], "{}: two runs differ", ex.path);
+        // Generated C is read by people: no line wider than the emitter's limit.
+        for (file, content) in [("c", &outs[0].0), ("h", &outs[0].1)] {
+            for (n, line) in content.lines().enumerate() {
+                let width = line.chars().count();
+                assert!(width <= 100, "{}: {stem}.{file}:{} is {width} columns wide:\n{line}", ex.path, n + 1);
+            }
+            // Tests read statements whole through `unwrap_c`: it must undo the wrapping exactly.
+            let unwrapped = adjc_emit::wrap::unwrap_c(content);
+            assert_eq!(&adjc_emit::wrap::wrap_c(&unwrapped), content, "{}: {stem}.{file} does not round-trip", ex.path);
+        }
         let ir = adjc(&["transpile", &ex.path, "--emit", "ir"]);
         assert!(ir.status.success(), "{}", text(&ir));
         insta::with_settings!({snapshot_path => root().join("tests/snapshots"), prepend_module_to_snapshot => false}, {

@@ -13,7 +13,8 @@ fn transpile(test: &str, example: &str) -> String {
     let path = format!("examples/python/{example}.py");
     let out = adjc(&["transpile", &path, "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    std::fs::read_to_string(dir.join(format!("{example}.c"))).unwrap()
+    // Statements whole, wherever the emitter broke their lines.
+    adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join(format!("{example}.c"))).unwrap())
 }
 
 /// The text of C function `name` (from its signature to the closing brace).

@@ -55,7 +55,28 @@ fn c_for_sizes(file: &str, stem: &str, sizes: &str, keep: &Path) -> String {
     let out = adjc(&["check", file, "--sizes", sizes, "--no-python", "--keep", keep.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
     let c = std::fs::read_to_string(keep.join(format!("{stem}.c"))).unwrap();
-    c.lines().filter(|l| !l.starts_with(" * command: ")).map(|l| format!("{l}\n")).collect()
+    // The banner names the output directory (its command line may be wrapped): leave it out.
+    let banner_end = c.lines().position(|l| l == " */").map_or(0, |e| e + 1);
+    // Comments the emitter wrapped over several lines are read as one line here.
+    let mut out = String::new();
+    let mut open = false;
+    for l in c.lines().skip(banner_end) {
+        if open {
+            out.pop();
+            out.push(' ');
+            out.push_str(l.trim_start().trim_start_matches('*').trim_start());
+        } else {
+            out.push_str(l);
+        }
+        out.push('\n');
+        let t = l.trim_start();
+        if !open && t.starts_with("/*") && !t.contains("*/") {
+            open = true;
+        } else if open && t.contains("*/") {
+            open = false;
+        }
+    }
+    out
 }
 
 /// The lines of C function `name` (from its signature to the closing brace).

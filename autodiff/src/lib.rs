@@ -1,7 +1,7 @@
 //! # adjc-autodiff: reverse-mode differentiation of adjc IR
 //!
 //! `reverse` turns a primal [`Function`] into its adjoint `<name>_b` in the same IR,
-//! Tapenade style (see `/work/shared/design/conventions.md`): the adjoint takes every
+//! Tapenade style (README.md, "What the generated code looks like"): the adjoint takes every
 //! primal parameter followed, for each active one, by its adjoint; one call computes the
 //! primal outputs and the gradient.
 //!

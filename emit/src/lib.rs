@@ -1,11 +1,11 @@
 //! # adjc-emit: the C11 + OpenMP backend
 //!
-//! Turns IR functions into one `.c` file and one `.h` file following
-//! `design/conventions.md`: source names, a comment quoting the source line above each
-//! statement group, OpenMP where the work pays for it (`omp`: through the runtime's
-//! `ADJC_OMP` macro, so the code also builds warning-free without OpenMP; work estimates in
-//! `work`), work arrays allocated up front, and
-//! `int` status returns.
+//! Turns IR functions into one `.c` file and one `.h` file following the conventions of
+//! README.md ("What the generated code looks like"): source names, a comment quoting the source
+//! line above each statement group, OpenMP where the work pays for it (`omp`: through the
+//! runtime's `ADJC_OMP` macro, so the code also builds warning-free without OpenMP; work
+//! estimates in `work`), work arrays allocated up front, `int` status returns, and no line
+//! wider than 100 columns (`wrap`).
 //!
 //! Modules: [`names`] (C identifiers), `cexpr` (expressions), `cstmt` (statements), `omp`
 //! (OpenMP placement and declaration scopes), `work` (work estimates), `layout` (index macros), `doc` (header
@@ -25,6 +25,7 @@ mod reserved;
 mod sizes;
 mod templates;
 mod work;
+pub mod wrap;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
@@ -108,7 +109,7 @@ pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> R
         any
     });
     let (c, h) = templates::render(&banner, &opts.stem, &guard, &renames, &views, uses_blas)?;
-    Ok(CFiles { c, h })
+    Ok(CFiles { c: wrap::wrap_c(&c), h: wrap::wrap_c(&h) })
 }
 
 /// The C identifier of every variable of `f` (index = `VarId`), after renaming collisions
