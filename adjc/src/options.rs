@@ -20,7 +20,8 @@ pub enum Input {
     Files(Vec<PathBuf>),
     /// Source text in memory. `name` is what diagnostics and the generated comments call
     /// the file; its extension says the language (`kernel.py`, `kernel.f90`). Fortran text
-    /// is not preprocessed; its `include` lines are looked up in the `include_dirs`.
+    /// is not preprocessed (text that needs it is refused: give a file); its `include` lines are
+    /// looked up in the `include_dirs`.
     Text { name: String, text: String },
 }
 

@@ -113,7 +113,14 @@ impl Pipeline {
                         (loaded.sources, loaded.paths)
                     }
                     Input::Text { name, text } => {
-                        let fixed_form = adjc_frontend::fortran::is_fixed_form(std::path::Path::new(name));
+                        let path = std::path::Path::new(name);
+                        if adjc_frontend::fortran::needs_cpp(path, text) {
+                            return Err(Error::Usage(format!(
+                                "{name} needs the C preprocessor (a `.F90`/`.F` name or `#` directives): \
+                                 give it as a file (Input::Files), which is preprocessed"
+                            )));
+                        }
+                        let fixed_form = adjc_frontend::fortran::is_fixed_form(path);
                         let source = FortranSource {
                             name: name.clone(),
                             text: text.clone(),

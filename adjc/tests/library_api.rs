@@ -111,6 +111,14 @@ fn the_fortran_preprocessor_is_injected() {
 }
 
 #[test]
+fn fortran_text_is_transpiled_too() {
+    let text = "subroutine twice(n, x, y)\n  integer :: n\n  real(8), intent(in) :: x(n)\n  \
+                real(8), intent(out) :: y(n)\n  y = 2d0 * x\nend subroutine\n";
+    let out = Pipeline::new(Options::source("twice.f90", text)).run().unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(out.c().contains("int twice_b(") && out.c().contains("twice.f90"), "{}", out.c());
+}
+
+#[test]
 fn errors_are_typed_by_stage() {
     let run = |options: Options| Pipeline::new(options).run().unwrap_err();
     let e = run(Options::source("k.py", "def f(x):\n    while x:\n        pass\n"));
@@ -122,6 +130,8 @@ fn errors_are_typed_by_stage() {
     assert!(matches!(&e, Error::Usage(m) if m.contains("starts with `.` or `-`")), "{e:?}");
     let e = run(Options::source("kernel.c", "int f;"));
     assert!(matches!(&e, Error::Usage(m) if m.contains("unsupported source language")), "{e:?}");
+    let e = run(Options::source("k.F90", "subroutine f(x)\n  real(8) :: x\nend subroutine\n"));
+    assert!(matches!(&e, Error::Usage(m) if m.contains("needs the C preprocessor")), "{e:?}");
     let e = run(Options::files([root().join("no/such/file.py")]));
     assert!(matches!(e, Error::Load(adjc::LoadError::Read { .. })) && e.is_io(), "{e:?}");
     assert!(matches!(Options::default().input, Input::Files(ref f) if f.is_empty()));
