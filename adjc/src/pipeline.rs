@@ -163,6 +163,8 @@ impl Pipeline {
     /// The options `reverse` differentiates `f` with: `--wrt`, `--of`, the `--checkpoint`
     /// loops resolved against `f`. Flag errors (an unknown `--wrt` name) have no span of
     /// their own: they point at the function.
+    // Fields autodiff may add later keep their defaults.
+    #[allow(clippy::needless_update)]
     fn ad_options(&self, f: &Function) -> Result<AdOptions, Diagnostic> {
         let o = &self.options;
         Ok(AdOptions {
