@@ -1,4 +1,5 @@
-//! Command-line definitions and the error type shared by the subcommands.
+//! Command-line definitions: the flags of every subcommand and their value parsers (clap).
+//! Self-contained (clap and std only): `fuzz/` compiles this file by path.
 
 use std::path::PathBuf;
 
@@ -121,7 +122,7 @@ pub struct TranspileArgs {
     /// Most memory the adjoint may hold at once (bytes, or with a unit: 512KiB, 64MiB,
     /// 2GB); plans the adjoint for --sizes.
     #[arg(long, value_name = "BYTES", value_parser = memory_limit)]
-    pub memory_limit: Option<String>,
+    pub memory_limit: Option<u64>,
     /// How to plan memory (default: ilp with --memory-limit, else store-all).
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyArg>,
@@ -205,14 +206,12 @@ fn size_entry(s: &str) -> Result<String, String> {
     Ok(format!("{k}={}", v.trim()))
 }
 
-/// `--memory-limit`: parsed here so a bad value is a flag error; kept as text for the plan.
-fn memory_limit(s: &str) -> Result<String, String> {
-    match parse_bytes(s) {
+/// `--memory-limit`: parsed here so a bad value is a flag error.
+fn memory_limit(s: &str) -> Result<u64, String> {
+    match parse_bytes(s)? {
         // `as u64` saturates: 2^64 bytes and more land on u64::MAX.
-        Ok(u64::MAX) => Err(format!("`{s}` is more than the largest limit, 2^64 - 1 bytes (16 EiB)")),
-        Ok(_) => Ok(s.to_string()),
-        Err(CliError::Usage(m)) => Err(m),
-        Err(e) => Err(e.render()),
+        u64::MAX => Err(format!("`{s}` is more than the largest limit, 2^64 - 1 bytes (16 EiB)")),
+        bytes => Ok(bytes),
     }
 }
 
@@ -241,44 +240,8 @@ pub struct BenchArgs {
     pub dump: Option<PathBuf>,
 }
 
-/// Everything that can stop a subcommand.
-#[derive(Debug)]
-pub enum CliError {
-    /// A problem in the user's source, located in it.
-    Source {
-        file: String,
-        source: String,
-        diag: adjc_ir::Diagnostic,
-    },
-    /// Bad flags or values on the command line.
-    Usage(String),
-    /// The check ran and found a discrepancy (or could not build).
-    CheckFailed(String),
-    Io(String),
-}
-
-impl CliError {
-    pub fn render(&self) -> String {
-        match self {
-            CliError::Source { file, source, diag } => diag.render(file, source),
-            CliError::Usage(m) => format!("adjc: error: {m}\n"),
-            CliError::CheckFailed(m) => format!("adjc: check failed: {m}\n"),
-            CliError::Io(m) => format!("adjc: error: {m}\n"),
-        }
-    }
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Source { .. } | CliError::Usage(_) => 2,
-            CliError::CheckFailed(_) => 1,
-            CliError::Io(_) => 3,
-        }
-    }
-}
-
-pub type CliResult<T> = Result<T, CliError>;
-
 /// `512MiB`, `64 KiB`, `2GB`, `1000`: bytes (binary units with `i`, decimal without).
-pub fn parse_bytes(text: &str) -> CliResult<u64> {
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = (t[..split].trim(), t[split..].trim());
@@ -290,14 +253,25 @@ pub fn parse_bytes(text: &str) -> CliResult<u64> {
         "kib" => 1024.0,
         "mib" => 1024.0 * 1024.0,
         "gib" => 1024.0 * 1024.0 * 1024.0,
-        _ => {
-            return Err(CliError::Usage(format!(
-                "--memory-limit {text}: unknown unit `{unit}` (use B, KB, MB, GB, KiB, MiB or GiB)"
-            )))
-        }
+        _ => return Err(format!("--memory-limit {text}: unknown unit `{unit}` (use B, KB, MB, GB, KiB, MiB or GiB)")),
     };
     match num.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as u64),
-        _ => Err(CliError::Usage(format!("--memory-limit {text}: expected a number of bytes such as 512MiB"))),
+        _ => Err(format!("--memory-limit {text}: expected a number of bytes such as 512MiB")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_limits_with_units() {
+        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("2GB").unwrap(), 2_000_000_000);
+        assert_eq!(parse_bytes("1.5 KiB").unwrap(), 1536);
+        assert_eq!(parse_bytes("4096").unwrap(), 4096);
+        assert!(parse_bytes("12 parsecs").is_err());
+        assert!(parse_bytes("MiB").is_err());
     }
 }

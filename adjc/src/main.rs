@@ -13,15 +13,17 @@
 //!
 //! Exit codes: 0 success, 1 a check failed (gradient, forward or build), 2 bad input
 //! (source, flags), 3 an I/O failure.
+//!
+//! A shell over the `adjc` library (`src/lib.rs`): `cli` parses the flags, `commands`
+//! turns them into `adjc::Options` and runs `adjc::Pipeline`; `check`, `bench` and
+//! `harness` build and run the generated drivers; errors are `cli_error::CliError`.
 
 mod bench;
 mod check;
-mod checkpoint_flag;
 mod cli;
-mod fortran_sources;
+mod cli_error;
+mod commands;
 mod harness;
-mod memory;
-mod pipeline;
 mod templates;
 
 use std::process::ExitCode;
@@ -56,10 +58,10 @@ const STACK_SIZE: usize = 1 << 30;
 
 fn run(args: &cli::Cli) -> ExitCode {
     let result = match &args.command {
-        cli::Command::Transpile(t) => pipeline::run_transpile(t),
+        cli::Command::Transpile(t) => commands::run_transpile(t),
         cli::Command::Check(c) => check::run_check(c),
         cli::Command::Bench(b) => bench::run_bench(b),
-        cli::Command::Plan(p) => memory::run_plan(p),
+        cli::Command::Plan(p) => commands::run_plan(p),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,392 +1,248 @@
-//! The transpile pipeline: source → IR → adjoint IR → C, each stage validated.
+//! The pipeline: source → IR → adjoint IR → C, each stage validated. [`Pipeline::run`] is
+//! the one place the stages are called, in the order of [`Stage::ALL`]:
+//!
+//! 1. **frontend**: read the sources (Fortran: preprocess, `include`, module files) and
+//!    lower the entry function to IR (`adjc-frontend`); validate.
+//! 2. **parallelize**: loops with independent iterations become parallel maps, in the
+//!    forward function and, through `reverse`, in the adjoint; validate.
+//! 3. **reverse**: the adjoint (`adjc_autodiff::reverse`), with `--checkpoint` schedules; a
+//!    map it cannot reverse falls back to the sequential loops.
+//! 4. **plan**: with [`crate::MemoryOptions`], choose what to store or recompute, rebuild
+//!    around checkpointed loops, verify, apply ([`crate::memory`]).
+//! 5. **split**: scatter updates of stencil sweeps become one map per neighbour.
+//! 6. **shadow**: scalar gradients updated in loops accumulate in a local.
+//! 7. **simplify**: both functions as they are written (`x * x` for `x ** 2`); validate.
+//! 8. **emit**: C source and header (`adjc-emit`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use adjc_autodiff::{AdOptions, Adjoint};
-use adjc_emit::{CFiles, EmitOptions};
-use adjc_frontend::{FortranOptions, PythonOptions};
-use adjc_ir::{validate, Diagnostic, Module};
+use adjc_emit::EmitOptions;
+use adjc_frontend::fortran::{LoadOptions, Preprocessor};
+use adjc_frontend::{FortranOptions, FortranSource, PythonOptions};
+use adjc_ir::{validate, Diagnostic, Function, Module};
 
-use crate::cli::{CliError, CliResult, EmitKind, TranspileArgs};
+use crate::cpp::SystemCpp;
+use crate::error::{Error, Located, Stage};
+use crate::memory::{plan_memory, MemoryPlan, Planning};
+use crate::options::{Input, Language, Options};
+use crate::output::{header_comment, Transpiled};
 
-/// The runtime header every generated `.c` includes; written next to it.
-pub const RUNTIME_HEADER: &str = adjc_emit::RUNTIME_HEADER;
-pub const RUNTIME_HEADER_NAME: &str = "adjc_runtime.h";
-/// The BLAS selection header (`-DADJC_BLAS=cblas|mkl`, else adjc's fallback), included by
-/// generated files with matrix products; written next to them like the runtime header.
-pub const BLAS_HEADER: &str = adjc_emit::BLAS_HEADER;
-pub const BLAS_HEADER_NAME: &str = "adjc_blas.h";
-
-/// Everything one transpilation produces, before anything is written.
-pub struct Transpiled {
-    pub module: Module,
-    pub adjoint: Adjoint,
-    pub files: CFiles,
-    pub stem: String,
-    /// Every source file read (Fortran: with the module files found for `use`).
-    pub sources: Vec<PathBuf>,
-    /// The memory plan applied to the adjoint (`--memory-limit` / `--strategy`).
-    pub memory: Option<crate::memory::MemoryPlan>,
+/// One transpilation: [`Options`] and the C preprocessor to run on Fortran sources.
+pub struct Pipeline {
+    options: Options,
+    cpp: Box<dyn Preprocessor>,
 }
 
-/// The largest source file adjc reads (4 MiB): kernels are a few hundred lines, and a
-/// device or a data file given by mistake must not be read without end.
-pub const MAX_SOURCE_BYTES: u64 = 4 << 20;
-
-/// Reads a source file, at most [`MAX_SOURCE_BYTES`], as UTF-8 text; whole-file problems
-/// (missing, a directory, too large, not UTF-8) are errors naming the file.
-pub fn read_source(path: &Path) -> CliResult<(String, String)> {
-    use std::io::Read;
-    let display = path.display().to_string();
-    let whole_file = |msg: String, help: &str| CliError::Source {
-        file: display.clone(),
-        source: String::new(),
-        diag: Diagnostic::error(adjc_ir::Span::NONE, msg).with_help(help.to_string()),
-    };
-    let file = std::fs::File::open(path).map_err(|e| CliError::Io(format!("cannot read {display}: {e}")))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(whole_file(
-            "this is a directory, not a source file".into(),
-            "give the path of a `.py` or Fortran file",
-        ));
+impl Pipeline {
+    /// A pipeline that runs the system's `cpp` ([`SystemCpp::from_env`]) when a Fortran
+    /// source needs preprocessing.
+    pub fn new(options: Options) -> Pipeline {
+        Pipeline { options, cpp: Box::new(SystemCpp::from_env()) }
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_SOURCE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| CliError::Io(format!("cannot read {display}: {e}")))?;
-    if bytes.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(whole_file(
-            format!("the file is larger than {} MiB, the most adjc reads as a source", MAX_SOURCE_BYTES >> 20),
-            "give adjc the file holding the kernel (a Python or Fortran source), not a data file or a device",
-        ));
-    }
-    match String::from_utf8(bytes) {
-        Ok(s) if s.trim().is_empty() => Err(whole_file(
-            "the file is empty".into(),
-            "give adjc the file holding the kernel: a Python `def` or a Fortran subroutine or function",
-        )),
-        Ok(s) => Ok((display, s)),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let good = &e.as_bytes()[..at];
-            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-            let col = good.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-            Err(whole_file(
-                format!(
-                    "the file is not UTF-8 text: byte {at} (line {line}, column {col}) is 0x{:02x}",
-                    e.as_bytes()[at]
-                ),
-                "save the source as UTF-8 (adjc reads Python and Fortran source text)",
-            ))
-        }
-    }
-}
 
-/// Stems of the files the check and bench harness writes next to `<stem>.c` in its build
-/// directory (besides the runtime headers, `adjc_*`): an output called so would overwrite
-/// one of them or be overwritten.
-const HARNESS_STEMS: &[&str] = &["check_driver", "bench_driver", "bench_stats", "check_gfortran", "check_numpy"];
-
-/// The base name of the written files: `--name`, else the source file's stem. It must be a
-/// plain file stem (letters, digits, `_`, `-`, `.`; not starting with `.` or `-`; at most
-/// 200 characters) and not one of the names adjc writes itself.
-pub fn stem_of(args: &TranspileArgs) -> CliResult<String> {
-    let (stem, origin) = match &args.name {
-        Some(n) => (n.clone(), format!("--name `{n}`")),
-        None => {
-            let s = args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let origin = format!("the output name `{s}` (from {})", args.file.display());
-            (s, origin)
-        }
-    };
-    let fix = if args.name.is_some() { "choose another --name" } else { "give the outputs a name with --name" };
-    let bad = |why: &str| Err(CliError::Usage(format!("{origin} {why}; {fix}")));
-    let lower = stem.to_lowercase();
-    if stem.is_empty() {
-        bad("is empty")
-    } else if stem.chars().count() > 200 {
-        bad("is longer than 200 characters")
-    } else if stem.starts_with(['.', '-']) {
-        bad("starts with `.` or `-`")
-    } else if let Some(c) = stem.chars().find(|c| !(c.is_alphanumeric() || "_-.".contains(*c))) {
-        bad(&format!(
-            "contains `{}`: a name is a file stem of letters, digits, `_`, `-` and `.` (no directory: -o sets it)",
-            c.escape_default()
-        ))
-    } else if lower.starts_with("adjc_") {
-        bad("starts with `adjc_`, the prefix of adjc's own files (adjc_runtime.h, adjc_blas.h)")
-    } else if HARNESS_STEMS.contains(&lower.as_str()) {
-        bad("is the name of a file the check/bench harness writes")
-    } else {
-        Ok(stem)
+    /// Another C preprocessor for Fortran sources.
+    pub fn with_preprocessor(mut self, cpp: impl Preprocessor + 'static) -> Pipeline {
+        self.cpp = Box::new(cpp);
+        self
     }
-}
 
-/// Runs every stage. Pure apart from reading the source files (and, for preprocessed
-/// Fortran, running the C preprocessor).
-pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpiled> {
-    let stem = stem_of(args)?;
-    let ext = args.file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    let mut sources = vec![args.file.clone()];
-    let mut module = match ext.as_str() {
-        "py" => {
-            if !args.more.is_empty() || !args.defines.is_empty() || !args.include_dirs.is_empty() {
-                return Err(CliError::Usage(
-                    "several files, -D and -I are for Fortran sources; a Python kernel is one file".into(),
-                ));
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Runs every stage. Pure apart from reading the source files (and, for preprocessed
+    /// Fortran, running the preprocessor); nothing is written.
+    pub fn run(&self) -> Result<Transpiled, Error> {
+        let stem = self.options.stem()?;
+        let (mut module, sources) = self.frontend()?;
+        let src = Source { file: module.file.clone(), text: module.source.clone() };
+        let sequential = module.functions.first().cloned().ok_or_else(|| {
+            src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
+        })?;
+        let parallel = self.parallelize(&sequential, &src)?;
+        let (primal, ad_opts, laid_out) = self.reverse(parallel, sequential, &src)?;
+        let planning = Planning { primal: &primal, ad_opts: &ad_opts, laid_out, file: &src.file, text: &src.text };
+        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &self.options.sizes, planning)?;
+        // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
+        // without atomics (validated below).
+        adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
+        // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a
+        // register-friendly local and are written back once.
+        adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
+        // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
+        adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
+        module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
+        validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
+        let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;
+        let command_line = self.options.command_line.clone();
+        Ok(Transpiled { module, adjoint, files, stem, sources, memory, command_line })
+    }
+
+    /// Stage 1: the entry function as IR (validated), and every source file read.
+    fn frontend(&self) -> Result<(Module, Vec<PathBuf>), Error> {
+        let o = &self.options;
+        let language = o.language()?;
+        let (module, paths) = match language {
+            Language::Python => {
+                let several = matches!(&o.input, Input::Files(f) if f.len() > 1);
+                if several || !o.defines.is_empty() || !o.include_dirs.is_empty() {
+                    return Err(Error::Usage(
+                        "several files, -D and -I are for Fortran sources; a Python kernel is one file".into(),
+                    ));
+                }
+                let (file, text) = match &o.input {
+                    Input::Files(paths) => adjc_frontend::read_source(&paths[0])?,
+                    Input::Text { name, text } => (name.clone(), text.clone()),
+                };
+                let opts = PythonOptions { entry: o.entry.clone(), arg_specs: o.arg_types.clone() };
+                let module = adjc_frontend::lower_python(&file, &text, &opts)
+                    .map_err(|d| Error::at(Stage::Frontend, &file, &text, d))?;
+                (module, self.paths())
             }
-            let (file, source) = read_source(&args.file)?;
-            let in_source = |diag: Diagnostic| CliError::Source { file: file.clone(), source: source.clone(), diag };
-            let opts = PythonOptions { entry: args.function.clone(), arg_specs: args.args.clone() };
-            adjc_frontend::lower_python(&file, &source, &opts).map_err(in_source)?
-        }
-        "f90" | "f95" | "f03" | "f08" | "f18" | "f" | "for" | "ftn" | "f77" | "fpp" => {
-            if !args.args.is_empty() {
-                return Err(CliError::Usage(
-                    "--arg is for Python sources; Fortran declarations give every type and shape".into(),
-                ));
+            Language::Fortran => {
+                if !o.arg_types.is_empty() {
+                    return Err(Error::Usage(
+                        "--arg is for Python sources; Fortran declarations give every type and shape".into(),
+                    ));
+                }
+                let load = LoadOptions { defines: o.defines.clone(), include_dirs: o.include_dirs.clone() };
+                let (inputs, paths) = match &o.input {
+                    Input::Files(files) => {
+                        let loaded = adjc_frontend::fortran::load_sources(files, &load, self.cpp.as_ref())?;
+                        (loaded.sources, loaded.paths)
+                    }
+                    Input::Text { name, text } => {
+                        let path = std::path::Path::new(name);
+                        if adjc_frontend::fortran::needs_cpp(path, text) {
+                            return Err(Error::Usage(format!(
+                                "{name} needs the C preprocessor (a `.F90`/`.F` name or `#` directives): \
+                                 give it as a file (Input::Files), which is preprocessed"
+                            )));
+                        }
+                        let fixed_form = adjc_frontend::fortran::is_fixed_form(path);
+                        let source = FortranSource {
+                            name: name.clone(),
+                            text: text.clone(),
+                            preprocessed: false,
+                            fixed_form,
+                            original: None,
+                        };
+                        (vec![source], Vec::new())
+                    }
+                };
+                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false };
+                let dirs = o.include_dirs.clone();
+                let resolve = move |name: &str, from: &str| adjc_frontend::fortran::find_include(name, from, &dirs);
+                let module = adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
+                    .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
+                (module, paths)
             }
-            let (inputs, paths) = crate::fortran_sources::load_all(args)?;
-            sources = paths;
-            let opts = FortranOptions { entry: args.function.clone(), fixed_form: false };
-            let dirs = args.include_dirs.clone();
-            let resolve = move |name: &str, from: &str| crate::fortran_sources::find_include(name, from, &dirs);
-            adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve).map_err(|e| CliError::Source {
-                file: e.file,
-                source: e.source,
-                diag: e.diag,
-            })?
+        };
+        validate::validate_module(&module).map_err(|e| {
+            Source { file: module.file.clone(), text: module.source.clone() }.invalid(Stage::Frontend, e)
+        })?;
+        Ok((module, paths))
+    }
+
+    /// The source files given (none for text).
+    fn paths(&self) -> Vec<PathBuf> {
+        match &self.options.input {
+            Input::Files(paths) => paths.clone(),
+            Input::Text { .. } => Vec::new(),
         }
-        _ => {
-            let what = if ext.is_empty() { "no file extension".to_string() } else { format!("`.{ext}`") };
-            return Err(CliError::Usage(format!(
-                "{}: unsupported source language ({what}); adjc reads Python (`.py`) and Fortran (`.f90`, fixed-form `.f`) files",
-                args.file.display()
-            )));
-        }
-    };
-    let (file, source) = (module.file.clone(), module.source.clone());
-    let in_source = |diag: Diagnostic| CliError::Source { file: file.clone(), source: source.clone(), diag };
-    validate::validate_module(&module).map_err(|e| internal(&file, &source, e))?;
-    let sequential =
-        module.functions.first().cloned().ok_or_else(|| CliError::Usage("no function to differentiate".into()))?;
-    // Loops with independent iterations become parallel maps, in the forward function and,
-    // through `reverse`, in the adjoint.
-    let parallel = adjc_autodiff::parallelize(&sequential);
-    validate::validate(&parallel).map_err(|e| internal(&file, &source, e))?;
-    let specs = crate::checkpoint_flag::parse(&args.checkpoints).map_err(CliError::Usage)?;
-    // Flag errors (an unknown --wrt name) have no span of their own: point at the function.
-    // `--checkpoint` names loops by source line, resolved against the function differentiated.
-    let ad_opts_for = |f: &adjc_ir::Function| -> Result<AdOptions, Diagnostic> {
+    }
+
+    /// Stage 2: loops with independent iterations become parallel maps.
+    fn parallelize(&self, sequential: &Function, src: &Source) -> Result<Function, Error> {
+        let parallel = adjc_autodiff::parallelize(sequential);
+        validate::validate(&parallel).map_err(|e| src.invalid(Stage::Parallelize, e))?;
+        Ok(parallel)
+    }
+
+    /// The options `reverse` differentiates `f` with: `--wrt`, `--of`, the `--checkpoint`
+    /// loops resolved against `f`. Flag errors (an unknown `--wrt` name) have no span of
+    /// their own: they point at the function.
+    // Fields autodiff may add later keep their defaults.
+    #[allow(clippy::needless_update)]
+    fn ad_options(&self, f: &Function) -> Result<AdOptions, Diagnostic> {
+        let o = &self.options;
         Ok(AdOptions {
-            wrt: args.wrt.clone(),
-            of: args.of.clone(),
-            checkpoints: crate::checkpoint_flag::resolve(f, &specs)?,
+            wrt: o.wrt.clone(),
+            of: o.of.clone(),
+            checkpoints: crate::checkpoint_flag::resolve(f, &o.checkpoints)?,
             // A memory plan starts from the adjoint that tapes everything, loop arrays
             // included, and chooses which of them to recompute.
-            loop_arrays: (args.memory_limit.is_some() || args.strategy.is_some()).then(Default::default),
+            loop_arrays: o.memory.is_some().then(Default::default),
             ..AdOptions::default()
         })
-    };
-    let differentiate = |f: &adjc_ir::Function| {
-        let ad_opts = ad_opts_for(f)?;
-        adjc_autodiff::reverse(f, &ad_opts)
-            .map_err(|d| if d.span.is_none() { Diagnostic { span: f.span, ..d } } else { d })
-    };
-    // A parallel map the autodiff cannot reverse must not cost the user a gradient that the
-    // sequential loop gives: keep the loops then.
-    let (primal, mut adjoint) = match differentiate(&parallel) {
-        Ok(a) => (parallel, a),
-        Err(d) if parallel == sequential => return Err(in_source(d)),
-        Err(_) => {
-            let a = differentiate(&sequential).map_err(in_source)?;
-            (sequential, a)
-        }
-    };
-    // The plan sees the adjoint as `reverse` laid it out, before the rewrites below.
-    let laid_out = adjoint.clone();
-    let mut tighten = 0;
-    let memory = loop {
-        let mut planned = laid_out.clone();
-        let memory = crate::memory::plan_adjoint(args, &mut planned, tighten)?;
-        let Some(mut m) = memory else {
-            adjoint = planned;
-            break None;
+    }
+
+    /// Stage 3: the adjoint of the parallel function, else of the sequential one: a
+    /// parallel map the autodiff cannot reverse must not cost the user a gradient that the
+    /// sequential loop gives. Returns the function differentiated, its options and adjoint.
+    fn reverse(
+        &self,
+        parallel: Function,
+        sequential: Function,
+        src: &Source,
+    ) -> Result<(Function, AdOptions, Adjoint), Error> {
+        let differentiate = |f: &Function| -> Result<(AdOptions, Adjoint), Diagnostic> {
+            let ad_opts = self.ad_options(f)?;
+            let adjoint = adjc_autodiff::reverse(f, &ad_opts).map_err(|d| {
+                if d.span.is_none() {
+                    Diagnostic { span: f.span, ..d }
+                } else {
+                    d
+                }
+            })?;
+            Ok((ad_opts, adjoint))
         };
-        if m.plan.loops.is_empty() && m.loop_arrays().is_empty() {
-            adjoint = planned;
-            break Some(m);
-        }
-        // Checkpointed time loops change the adjoint itself: build it again around the
-        // chosen schedules, then apply the plan's recomputations to it.
-        let mut opts = ad_opts_for(&primal).map_err(in_source)?;
-        opts.checkpoints.extend(m.checkpoints());
-        opts.loop_arrays = Some(m.loop_arrays());
-        let mut rebuilt = adjc_autodiff::reverse(&primal, &opts).map_err(in_source)?;
-        // A loop that keeps its inputs alive for its replays can make later code tape what
-        // store-all did not: the rebuilt adjoint's own model has the last word. Over the
-        // limit, plan again with the limit tightened by the excess.
-        let verified = crate::memory::verified_peak(&rebuilt, &m)?;
-        if let Some(limit) = m.limit.filter(|l| verified > *l) {
-            if tighten < limit {
-                tighten += verified - limit;
-                continue;
-            }
-            return Err(CliError::Usage(format!(
-                "no checkpoint plan keeps the adjoint within --memory-limit {}: the best one found needs {}",
-                crate::memory::human(limit),
-                crate::memory::human(verified)
-            )));
-        }
-        m.plan.peak = m.plan.peak.max(verified);
-        rebuilt.function.body = adjc_autodiff::plan::apply(&rebuilt.function, &m.temporary_ids())
-            .map_err(|msg| CliError::Usage(format!("cannot apply the plan: {msg}")))?;
-        rebuilt.function.notes.push(crate::memory::plan_note(&m));
-        adjoint = rebuilt;
-        break Some(m);
-    };
-    // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
-    // without atomics (validated just below).
-    adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
-    // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a register-friendly
-    // local and are written back once.
-    adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
-    // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
-    adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
-    module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
-    let primal = &module.functions[0];
-    validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;
-    let header_comment = vec![
-        format!("adjc {}", env!("CARGO_PKG_VERSION")),
-        format!("source: {file}"),
-        format!("command: {command_line}"),
-    ];
-    let size_guards = memory.iter().map(|m| crate::memory::size_guard(&adjoint.function.name, m)).collect();
-    let emit_opts = EmitOptions { stem: stem.clone(), header_comment, size_guards };
-    let files = adjc_emit::emit_c(&module, &[primal, &adjoint.function], &emit_opts).map_err(in_source)?;
-    Ok(Transpiled { module, adjoint, files, stem, sources, memory })
-}
-
-/// An invariant violated between stages is adjc's bug, never the user's: say so plainly.
-fn internal(file: &str, source: &str, e: validate::ValidationError) -> CliError {
-    CliError::Source {
-        file: file.to_string(),
-        source: source.to_string(),
-        diag: Diagnostic::error(e.span, format!("internal error: {e}"))
-            .with_help("this is a bug in adjc; please report it with this source file"),
-    }
-}
-
-/// The command line as the user typed it, for the generated file's header.
-pub fn command_line() -> String {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quoted: Vec<String> = args
-        .iter()
-        .map(|a| {
-            if a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=./,:".contains(c)) {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect();
-    format!("adjc {}", quoted.join(" "))
-}
-
-pub fn ir_text(t: &Transpiled) -> String {
-    let mut out = adjc_ir::print::print_module(&t.module);
-    out.push('\n');
-    out.push_str(&adjc_ir::print::print_function(&t.adjoint.function));
-    out
-}
-
-/// Writes `<stem>.c`, `<stem>.h` and the runtime headers into `dir`; returns the paths.
-pub fn write_files(t: &Transpiled, dir: &Path) -> CliResult<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| CliError::Io(format!("cannot create {}: {e}", dir.display())))?;
-    let outputs = [
-        (dir.join(format!("{}.c", t.stem)), t.files.c.as_str()),
-        (dir.join(format!("{}.h", t.stem)), t.files.h.as_str()),
-        (dir.join(RUNTIME_HEADER_NAME), RUNTIME_HEADER),
-        (dir.join(BLAS_HEADER_NAME), BLAS_HEADER),
-    ];
-    for (path, text) in &outputs {
-        std::fs::write(path, text).map_err(|e| CliError::Io(format!("cannot write {}: {e}", path.display())))?;
-    }
-    Ok(outputs.into_iter().map(|(p, _)| p).collect())
-}
-
-/// `--fortran-interface`: writes `<stem>_adjc.f90` into `dir` (after [`write_files`]).
-pub fn write_fortran_interface(t: &Transpiled, dir: &Path, command_line: &str) -> CliResult<PathBuf> {
-    let header_comment = vec![
-        format!("adjc {}", env!("CARGO_PKG_VERSION")),
-        format!("source: {}", t.module.file),
-        format!("command: {command_line}"),
-    ];
-    let emit_opts = EmitOptions { stem: t.stem.clone(), header_comment, ..Default::default() };
-    let text = adjc_emit::emit_fortran_interface(&[&t.module.functions[0], &t.adjoint.function], &emit_opts)
-        .map_err(|diag| CliError::Source { file: t.module.file.clone(), source: t.module.source.clone(), diag })?;
-    let path = dir.join(format!("{}_adjc.f90", t.stem));
-    std::fs::write(&path, text).map_err(|e| CliError::Io(format!("cannot write {}: {e}", path.display())))?;
-    Ok(path)
-}
-
-pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
-    let t = transpile(args, &command_line())?;
-    match args.emit {
-        EmitKind::Ir => print!("{}", ir_text(&t)),
-        EmitKind::C => {
-            for path in write_files(&t, &args.out_dir)? {
-                println!("wrote {}", path.display());
-            }
-            if args.fortran_interface {
-                println!("wrote {}", write_fortran_interface(&t, &args.out_dir, &command_line())?.display());
+        let located = |d: Diagnostic| src.at(Stage::Reverse, d);
+        match differentiate(&parallel) {
+            Ok((opts, a)) => Ok((parallel, opts, a)),
+            Err(d) if parallel == sequential => Err(located(d)),
+            Err(_) => {
+                let (opts, a) = differentiate(&sequential).map_err(located)?;
+                Ok((sequential, opts, a))
             }
         }
     }
-    if args.report {
-        print!("{}", tape_report(&t));
-        if let Some(m) = &t.memory {
-            print!("{}", crate::memory::report_text(&t.adjoint.function.name, m));
-        }
+
+    /// Stage 8: both functions as C.
+    fn emit(
+        &self,
+        module: &Module,
+        adjoint: &Adjoint,
+        memory: Option<&MemoryPlan>,
+        stem: &str,
+        src: &Source,
+    ) -> Result<adjc_emit::CFiles, Error> {
+        let emit_opts = EmitOptions {
+            stem: stem.to_string(),
+            header_comment: header_comment(&src.file, self.options.command_line.as_deref()),
+            size_guards: memory.iter().map(|m| m.size_guard(&adjoint.function.name)).collect(),
+        };
+        adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)
+            .map_err(|d| src.at(Stage::Emit, d))
     }
-    Ok(())
 }
 
-/// `--report`: one line per tape of the adjoint (name, element type, element count as a
-/// formula of the sizes, what it saves and why), then the values recomputed instead.
-pub fn tape_report(t: &Transpiled) -> String {
-    let f = &t.adjoint.function;
-    let file = Path::new(&t.module.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut out = format!("tapes of {}:\n", f.name);
-    if t.adjoint.tapes.is_empty() {
-        out.push_str("  none: the reverse sweep needs no saved value\n");
+/// The source file the module was lowered from: where diagnostics point.
+struct Source {
+    file: String,
+    text: String,
+}
+
+impl Source {
+    fn at(&self, stage: Stage, diag: Diagnostic) -> Error {
+        Error::at(stage, &self.file, &self.text, diag)
     }
-    let rows: Vec<[String; 4]> = t
-        .adjoint
-        .tapes
-        .iter()
-        .map(|tape| {
-            let count = tape.elems_text(f);
-            let elems = if count == "1" { "1 element".to_string() } else { format!("{count} elements") };
-            let kind = match tape.kind {
-                adjc_autodiff::TapeKind::Stack => " (stack)",
-                _ => "",
-            };
-            let saves = if tape.line == 0 {
-                format!("saves {}{kind}; {}", tape.what, tape.why)
-            } else {
-                format!("saves {}{kind} before {file}:{} overwrites it; {}", tape.what, tape.line, tape.why)
-            };
-            [tape.name.clone(), tape.elem.to_string(), elems, saves]
-        })
-        .collect();
-    let width = |k: usize| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0);
-    let (w0, w1, w2) = (width(0), width(1), width(2));
-    for r in &rows {
-        out.push_str(&format!("  {:w0$}  {:w1$}  {:w2$}  {}\n", r[0], r[1], r[2], r[3]));
+    fn internal(&self, stage: Stage, diag: Diagnostic) -> Error {
+        Error::Internal { stage, at: Located::new(&self.file, &self.text, diag) }
     }
-    for r in &t.adjoint.recomputed {
-        out.push_str(&format!("  {} recomputed in the reverse sweep instead of taped ({file}:{})\n", r.name, r.line));
+    /// An invariant violated between stages is adjc's bug, never the user's: say so plainly.
+    fn invalid(&self, stage: Stage, e: validate::ValidationError) -> Error {
+        self.internal(stage, Diagnostic::error(e.span, e.to_string()))
     }
-    out
 }

@@ -4,10 +4,10 @@
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
 
-use crate::cli::{CliError, CliResult};
+use crate::cli_error::{CliError, CliResult};
 
 pub fn render(name: &str, source: &'static str, ctx: Value) -> CliResult<String> {
-    let fail = |e: minijinja::Error| CliError::Io(format!("internal error in template {name}: {e}"));
+    let fail = |e: minijinja::Error| CliError::Internal(format!("template {name}: {e}"));
     let mut env = Environment::new();
     let syntax = SyntaxConfig::builder()
         .trim_blocks(true)

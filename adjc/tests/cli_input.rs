@@ -132,3 +132,20 @@ fn whole_file_problems_name_the_file_and_are_bounded() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn io_failures_exit_with_3() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["transpile", "no/such/kernel.py"], "adjc: error: cannot read no/such/kernel.py: "),
+        (
+            &["transpile", "examples/python/elementwise.py", "-o", "/dev/null/out"],
+            "adjc: error: cannot create /dev/null/out",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = adjc(args);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(3), "adjc {}\n{t}", args.join(" "));
+        assert!(t.contains(message), "adjc {}: expected `{message}` in\n{t}", args.join(" "));
+    }
+}

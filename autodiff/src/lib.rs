@@ -116,12 +116,8 @@ pub struct AdOptions {
     /// Loops whose states the reverse sweep gets back from snapshots instead of tapes
     /// (empty: store-all). See [`Checkpointing`].
     pub checkpoints: std::collections::BTreeMap<LoopId, Checkpointing>,
-    /// Ids of the [`plan::Candidate`]s the reverse sweep recomputes instead of keeping
-    /// (empty: store-all, today's layout). Non-empty, the adjoint also allocates each local
-    /// array right before its first use and frees it after its last ([`plan::apply`]).
-    pub recompute: std::collections::BTreeSet<String>,
     /// Local arrays defined by a cheap map in a sequential loop that the reverse sweep
-    /// recomputes instead of taping (see `recompute`): `None` for every array that
+    /// recomputes instead of taping: `None` for every array that
     /// qualifies (the default), `Some(names)` for those named only (a memory plan's choice;
     /// `Some` of an empty set tapes them all).
     pub loop_arrays: Option<std::collections::BTreeSet<String>>,
@@ -244,13 +240,9 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         function.notes.push(report::memory_note(&function, t));
     }
     let keep = |vs: &[VarId]| vs.iter().copied().filter(|v| active.contains(v)).collect();
-    if !opts.recompute.is_empty() {
-        function.body = plan::apply(&function, &opts.recompute).map_err(|m| Diagnostic::error(primal.span, m))?;
-    }
-    if opts.recompute.is_empty() {
-        // A memory plan counts every array: the batching's work array is not in it.
-        batch::batch_updates(&mut function);
-    }
+    // Temporaries a memory plan recomputes are applied to this adjoint afterwards, by
+    // [`plan::apply`] (the driver's one way of applying a plan).
+    batch::batch_updates(&mut function);
     Ok(Adjoint {
         wrt: keep(&wrt),
         of: keep(&of),

@@ -1,7 +1,7 @@
 //! The command line: clap's `Cli::try_parse_from` on a fuzzed argv, then the flag values
-//! parsed after clap (`--checkpoint`). The CLI lives in the binary crate `adjc`, which has
-//! no library target: its `cli.rs` and `checkpoint_flag.rs` are compiled in here by path
-//! (both depend only on clap and the adjc library crates); clap's value parsers in `cli.rs`
+//! parsed after clap (`--checkpoint`). The flag definitions live in the binary of the crate
+//! `adjc`: its `cli.rs` and the library's `checkpoint_flag.rs` are compiled in here by path
+//! (both depend only on clap and the adjc stage crates); clap's value parsers in `cli.rs`
 //! (`--step`, `--tol`, `--memory-limit`, `--name`) run too. Flags parsed in other modules of
 //! the binary (`--sizes` values against a kernel, `--init`) are not reached.
 //!

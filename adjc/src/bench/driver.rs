@@ -7,9 +7,10 @@ use std::process::Command;
 
 use minijinja::context;
 
-use crate::cli::{BenchArgs, CliError, CliResult};
+use crate::cli::BenchArgs;
+use crate::cli_error::{CliError, CliResult};
 use crate::harness::{build, calls, Plan};
-use crate::pipeline::Transpiled;
+use adjc::Transpiled;
 
 const TEMPLATE: &str = include_str!("../../../templates/bench_driver.c.j2");
 

@@ -18,7 +18,7 @@ use std::path::Path;
 use adjc_ir::Scalar;
 use npyz::WriterBuilder;
 
-use crate::cli::{CliError, CliResult};
+use crate::cli_error::{CliError, CliResult};
 use crate::harness::{Plan, PlanParam};
 
 fn shape(p: &PlanParam) -> Vec<u64> {

@@ -13,9 +13,10 @@
 mod driver;
 mod dump;
 
-use crate::cli::{BenchArgs, CliError, CliResult};
+use crate::cli::BenchArgs;
+use crate::cli_error::{CliError, CliResult};
+use crate::commands;
 use crate::harness::{self, build, Plan};
-use crate::pipeline;
 use driver::{Measured, TIMING_FLAGS};
 
 /// The median of `xs` (the mean of the middle two for an even count); NaN when empty.
@@ -37,10 +38,10 @@ pub fn run_bench(args: &BenchArgs) -> CliResult<()> {
     if args.threads.is_some() && !args.openmp {
         return Err(CliError::Usage("--threads needs --openmp".into()));
     }
-    let t = pipeline::transpile(&args.transpile, &pipeline::command_line())?;
+    let t = commands::transpile(&args.transpile)?;
     let plan = harness::plan(&t, &args.transpile.sizes, &args.values)?;
     let (dir, _guard) = build::build_dir(args.keep.as_deref())?;
-    pipeline::write_files(&t, &dir)?;
+    t.write_files(&dir)?;
     build::write_f64s(&dir.join("inputs.bin"), &plan.data)?;
     let measured = driver::build_and_run(&t, &plan, &dir, args)?;
     if let Some(path) = &args.dump {

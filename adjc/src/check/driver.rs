@@ -6,9 +6,10 @@ use std::process::Command;
 
 use minijinja::context;
 
-use crate::cli::{CheckArgs, CliError, CliResult};
+use crate::cli::CheckArgs;
+use crate::cli_error::{CliError, CliResult};
 use crate::harness::{build, calls, Plan};
-use crate::pipeline::Transpiled;
+use adjc::Transpiled;
 
 use super::fd::Sample;
 

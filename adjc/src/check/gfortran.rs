@@ -10,9 +10,9 @@ use std::process::Command;
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::context;
 
-use crate::cli::{CliError, CliResult};
+use crate::cli_error::{CliError, CliResult};
 use crate::harness::Plan;
-use crate::pipeline::Transpiled;
+use adjc::Transpiled;
 
 use super::numpy::Outcome;
 
@@ -216,7 +216,7 @@ pub fn compare(
         for (src, obj) in std::mem::take(&mut pending) {
             let mut cmd = Command::new(&gfortran);
             cmd.args(["-c", "-O1", "-J", "."]).args(&flags).args([src.as_str(), "-o", obj.as_str()]);
-            if crate::fortran_sources::needs_cpp(Path::new(&src), &std::fs::read_to_string(&src).unwrap_or_default()) {
+            if adjc_frontend::fortran::needs_cpp(Path::new(&src), &std::fs::read_to_string(&src).unwrap_or_default()) {
                 cmd.arg("-cpp");
             }
             match compile("the source", &mut cmd) {

@@ -21,17 +21,19 @@ mod gfortran;
 mod int_kinds;
 mod numpy;
 
+use adjc_frontend::fortran::LoadOptions;
 use adjc_ir::Scalar;
 
-use crate::cli::{CheckArgs, CliError, CliResult};
+use crate::cli::CheckArgs;
+use crate::cli_error::{CliError, CliResult};
+use crate::commands;
 use crate::harness::{self, build};
-use crate::pipeline;
 
 pub fn run_check(args: &CheckArgs) -> CliResult<()> {
-    let t = pipeline::transpile(&args.transpile, &pipeline::command_line())?;
+    let t = commands::transpile(&args.transpile)?;
     let plan = harness::plan(&t, &args.transpile.sizes, &args.values)?;
     let (dir, _guard) = build::build_dir(args.keep.as_deref())?;
-    pipeline::write_files(&t, &dir)?;
+    t.write_files(&dir)?;
     build::write_f64s(&dir.join("inputs.bin"), &plan.data)?;
     let primal = &t.module.functions[0];
     let f32_kernel = plan.params.iter().any(|p| p.elem == Scalar::F32);
@@ -114,8 +116,10 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
         Some("--no-python".to_string())
     } else if !python_source {
         println!("  forward vs Python: skipped (Fortran source)");
-        let fixed_form = crate::fortran_sources::is_fixed_form(&args.transpile.file);
-        let flags = crate::fortran_sources::cpp_flags(&args.transpile);
+        let fixed_form = adjc_frontend::fortran::is_fixed_form(&args.transpile.file);
+        let load =
+            LoadOptions { defines: args.transpile.defines.clone(), include_dirs: args.transpile.include_dirs.clone() };
+        let flags = load.cpp_flags();
         let outcome = gfortran::compare(&t, &plan, &dir, &flags, fixed_form, args.sanitize)?;
         report_forward("gfortran", outcome, f32_kernel, &mut failures)
     } else {

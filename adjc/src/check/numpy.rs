@@ -7,9 +7,9 @@ use std::process::Command;
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::{context, Value};
 
-use crate::cli::{CliError, CliResult};
+use crate::cli_error::{CliError, CliResult};
 use crate::harness::Plan;
-use crate::pipeline::Transpiled;
+use adjc::Transpiled;
 
 const TEMPLATE: &str = include_str!("../../../templates/check_numpy.py.j2");
 

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cli::{CliError, CliResult};
+use crate::cli_error::{CliError, CliResult};
 
 /// `keep`, created if needed, or a fresh temporary directory removed with the guard.
 pub fn build_dir(keep: Option<&Path>) -> CliResult<(PathBuf, Option<TempDir>)> {

@@ -11,8 +11,8 @@ use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::Value;
 
 use super::{Plan, PlanParam};
-use crate::cli::{CliError, CliResult};
-use crate::pipeline::Transpiled;
+use crate::cli_error::{CliError, CliResult};
+use adjc::Transpiled;
 
 pub fn ctype(s: Scalar) -> &'static str {
     match s {

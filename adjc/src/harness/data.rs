@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::cli::{CliError, CliResult};
+use crate::cli_error::{CliError, CliResult};
 
 /// splitmix64: tiny, seedable and stable across versions, so a seed means the same inputs
 /// on every machine and every adjc release.

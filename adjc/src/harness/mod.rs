@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 
 use adjc_ir::{eval::eval_int, Function, Intent, Scalar, VarId, VarRole};
 
-use crate::cli::{CliError, CliResult, InputArgs};
-use crate::pipeline::Transpiled;
+use crate::cli::InputArgs;
+use crate::cli_error::{CliError, CliResult};
+use adjc::Transpiled;
 use data::{Dist, Rng};
 
 /// How a parameter takes part in a generated driver (check or bench).

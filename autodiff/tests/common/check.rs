@@ -69,6 +69,11 @@ pub struct Outcome {
 pub fn check_with(primal: &Function, opts: &AdOptions, fixed: &[(&str, Value)], lo: f64, hi: f64) -> Outcome {
     adjc_ir::validate::validate(primal).expect("primal must be valid");
     let adjoint = reverse(primal, opts).unwrap_or_else(|d| panic!("reverse failed: {d}"));
+    check_adjoint(primal, adjoint, fixed, lo, hi)
+}
+
+/// [`check_with`] for an adjoint built (and perhaps rewritten, e.g. by a memory plan) already.
+pub fn check_adjoint(primal: &Function, adjoint: Adjoint, fixed: &[(&str, Value)], lo: f64, hi: f64) -> Outcome {
     let fb = &adjoint.function;
     if let Err(e) = adjc_ir::validate::validate(fb) {
         panic!("adjoint invalid: {e}\n{}", adjc_ir::print::print_function(fb));

@@ -5,8 +5,9 @@
 //! (`scan`) → declarations (`decl`) → one IR function for the entry procedure (`lower`
 //! signature and variables, `stmt` statements, `expr` expressions and array sections,
 //! `intrinsics` elemental and array intrinsics, `blas` `matmul`/`dot_product` as library
-//! calls, `inline` calls of procedures of the same files). The frontend stays pure: the
-//! caller reads the files, runs the preprocessor and resolves `include` names.
+//! calls, `inline` calls of procedures of the same files). Reading the files is `load`'s
+//! job (with the preprocessor injected); the lowering itself stays pure: it takes the
+//! texts and an `include` resolver.
 //!
 //! Supported: free-form and fixed-form source, case-insensitive; subroutines and
 //! functions at top level, in modules (of any of the files) and after `contains`; `use`
@@ -43,6 +44,7 @@ mod expr;
 mod fixed;
 mod inline;
 mod intrinsics;
+mod load;
 mod lower;
 mod scan;
 mod source;
@@ -50,6 +52,9 @@ mod stmt;
 mod syntax;
 
 use adjc_ir::{Diagnostic, Module, Span};
+pub use load::{
+    find_include, is_fixed_form, load_sources, needs_cpp, LoadOptions, Loaded, PreprocessFailure, Preprocessor,
+};
 use source::Assembled;
 pub use source::{FortranSource, IncludeResolver, SourceError};
 

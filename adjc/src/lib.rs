@@ -1,0 +1,61 @@
+//! adjc as a library: source-to-source reverse-mode automatic differentiation of NumPy and
+//! Fortran kernels to readable C/OpenMP.
+//!
+//! Build [`Options`] (the typed form of the command line's flags), run a [`Pipeline`], get
+//! a [`Transpiled`]: the forward function and its adjoint as C ([`Transpiled::c`],
+//! [`Transpiled::h`]), their IR, the tape and memory-plan reports and the notes the stages
+//! left for the reader. Nothing is written until you ask ([`Transpiled::write_files`]).
+//! Errors are an [`Error`] per stage; [`Error::render`] prints them as the command line
+//! does (`file:line:col: error: ...`, the source line and a caret).
+//!
+//! ```
+//! let kernel = "
+//! import numpy as np
+//!
+//! def axpy(a: float, x: 'float64[N]', y: 'float64[N]'):
+//!     y[:] = a * x + y
+//! ";
+//! let options = adjc::Options { wrt: Some(vec!["a".into(), "x".into()]), ..adjc::Options::source("axpy.py", kernel) };
+//! let out = adjc::Pipeline::new(options).run().map_err(|e| e.render())?;
+//! // The forward function and its adjoint (Tapenade's convention: `a_b` is incremented by
+//! // the gradient of the loss whose seed is `y_b`).
+//! assert!(out.h().contains("int axpy(int64_t N, double a, const double *x, double *y);"));
+//! assert!(out.c().contains("int axpy_b(") && out.c().contains("double *a_b"));
+//! // A source the frontend refuses is an error located in it.
+//! let bad = adjc::Pipeline::new(adjc::Options::source("bad.py", "def f(x):\n    while x:\n        pass\n"));
+//! let err = bad.run().unwrap_err();
+//! assert!(matches!(err, adjc::Error::Frontend(_)));
+//! assert!(err.render().starts_with("bad.py:2:5: error:"));
+//! # Ok::<(), String>(())
+//! ```
+//!
+//! The stages, in order ([`Stage::ALL`]; [`pipeline`] says what each does):
+//!
+//! ```text
+//! frontend → parallelize → reverse → plan (checkpoint, recompute) → split → shadow → simplify → emit
+//! ```
+//!
+//! The command line (`src/main.rs`, and the modules it declares: `cli`, `cli_error`,
+//! `commands`, `check/`, `bench/`, `harness/`, `templates`) is a shell over this library:
+//! it turns flags into [`Options`], runs the pipeline, writes the files, and builds and runs
+//! the check and bench drivers. Every other file of `src/` belongs to the library.
+
+pub mod checkpoint_flag;
+mod cpp;
+mod error;
+pub mod memory;
+mod options;
+mod output;
+pub mod pipeline;
+mod report;
+
+pub use cpp::SystemCpp;
+pub use error::{human, render_message, Error, Located, PlanError, Stage};
+pub use memory::MemoryPlan;
+pub use options::{Checkpointing, Input, Language, LoopRef, MemoryOptions, Options, Strategy};
+pub use output::{ReportFormat, Transpiled, BLAS_HEADER, BLAS_HEADER_NAME, RUNTIME_HEADER, RUNTIME_HEADER_NAME};
+pub use pipeline::Pipeline;
+
+/// The frontend's source loading, for callers that inject their own C preprocessor.
+pub use adjc_frontend::fortran::{PreprocessFailure, Preprocessor};
+pub use adjc_frontend::LoadError;

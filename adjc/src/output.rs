@@ -1,0 +1,134 @@
+//! What one transpilation produces ([`Transpiled`]), before anything is written: the IR of
+//! both functions, the C and the header, the reports, the notes; and writing them.
+
+use std::path::{Path, PathBuf};
+
+use adjc_autodiff::Adjoint;
+use adjc_emit::{CFiles, EmitOptions};
+use adjc_ir::Module;
+
+use crate::error::{Error, Stage};
+use crate::memory::MemoryPlan;
+
+/// The runtime header every generated `.c` includes; written next to it.
+pub const RUNTIME_HEADER: &str = adjc_emit::RUNTIME_HEADER;
+pub const RUNTIME_HEADER_NAME: &str = "adjc_runtime.h";
+/// The BLAS selection header (`-DADJC_BLAS=cblas|mkl`, else adjc's fallback), included by
+/// generated files with matrix products; written next to them like the runtime header.
+pub const BLAS_HEADER: &str = adjc_emit::BLAS_HEADER;
+pub const BLAS_HEADER_NAME: &str = "adjc_blas.h";
+
+/// Format of the memory-plan report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Text,
+    Json,
+}
+
+/// Everything one transpilation produces, before anything is written.
+#[derive(Clone, Debug)]
+pub struct Transpiled {
+    /// The forward function as it is written (`functions[0]`), with the source's file name
+    /// and text.
+    pub module: Module,
+    /// The adjoint, with what it saves and recomputes.
+    pub adjoint: Adjoint,
+    /// `<stem>.c` and `<stem>.h`.
+    pub files: CFiles,
+    /// Base name of the files.
+    pub stem: String,
+    /// Every source file read (Fortran: with the module files found for `use`).
+    pub sources: Vec<PathBuf>,
+    /// The memory plan applied to the adjoint ([`crate::MemoryOptions`]).
+    pub memory: Option<MemoryPlan>,
+    /// The command line quoted in the header comments.
+    pub command_line: Option<String>,
+}
+
+impl Transpiled {
+    /// The C source: the forward function and its adjoint.
+    pub fn c(&self) -> &str {
+        &self.files.c
+    }
+
+    /// The header declaring both functions.
+    pub fn h(&self) -> &str {
+        &self.files.h
+    }
+
+    /// The forward function (as emitted).
+    pub fn primal(&self) -> &adjc_ir::Function {
+        &self.module.functions[0]
+    }
+
+    /// What the stages want the reader to know that is not an error (an input that does not
+    /// influence the outputs, what each tape costs, the memory plan, a statement left out):
+    /// the notes of both functions, in order.
+    pub fn notes(&self) -> Vec<&str> {
+        self.primal().notes.iter().chain(&self.adjoint.function.notes).map(String::as_str).collect()
+    }
+
+    /// The IR of the forward function and of its adjoint (`--emit ir`).
+    pub fn ir_text(&self) -> String {
+        let mut out = adjc_ir::print::print_module(&self.module);
+        out.push('\n');
+        out.push_str(&adjc_ir::print::print_function(&self.adjoint.function));
+        out
+    }
+
+    /// The tape report (`--report`): one line per tape (name, element type, element count
+    /// as a formula of the sizes, what it saves and why), then the values recomputed.
+    pub fn tape_report(&self) -> String {
+        crate::report::tapes(&self.module.file, &self.adjoint)
+    }
+
+    /// The memory plan's report, when a plan was made.
+    pub fn memory_report(&self, format: ReportFormat) -> Option<String> {
+        let fname = &self.adjoint.function.name;
+        self.memory.as_ref().map(|m| match format {
+            ReportFormat::Text => crate::report::memory_text(fname, m),
+            ReportFormat::Json => crate::report::memory_json(fname, m),
+        })
+    }
+
+    /// Writes `<stem>.c`, `<stem>.h` and the runtime headers into `dir`; returns the paths.
+    pub fn write_files(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+        let outputs = [
+            (dir.join(format!("{}.c", self.stem)), self.files.c.as_str()),
+            (dir.join(format!("{}.h", self.stem)), self.files.h.as_str()),
+            (dir.join(RUNTIME_HEADER_NAME), RUNTIME_HEADER),
+            (dir.join(BLAS_HEADER_NAME), BLAS_HEADER),
+        ];
+        for (path, text) in &outputs {
+            std::fs::write(path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        }
+        Ok(outputs.into_iter().map(|(p, _)| p).collect())
+    }
+
+    /// `<stem>_adjc.f90`: a Fortran module with `bind(C)` interfaces to both functions.
+    pub fn fortran_interface(&self) -> Result<String, Error> {
+        let emit_opts = EmitOptions {
+            stem: self.stem.clone(),
+            header_comment: header_comment(&self.module.file, self.command_line.as_deref()),
+            ..Default::default()
+        };
+        adjc_emit::emit_fortran_interface(&[self.primal(), &self.adjoint.function], &emit_opts)
+            .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag))
+    }
+
+    /// Writes [`Transpiled::fortran_interface`] into `dir` (after [`Transpiled::write_files`]).
+    pub fn write_fortran_interface(&self, dir: &Path) -> Result<PathBuf, Error> {
+        let text = self.fortran_interface()?;
+        let path = dir.join(format!("{}_adjc.f90", self.stem));
+        std::fs::write(&path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+}
+
+/// The header comment of the generated files.
+pub(crate) fn header_comment(file: &str, command_line: Option<&str>) -> Vec<String> {
+    let mut lines = vec![format!("adjc {}", env!("CARGO_PKG_VERSION")), format!("source: {file}")];
+    lines.extend(command_line.map(|c| format!("command: {c}")));
+    lines
+}
