@@ -142,7 +142,9 @@ fn a_thousand_candidates_get_a_feasible_plan_within_the_time_limit() {
     assert!(p.peak <= limit, "{} > {limit}", p.peak);
     assert_eq!(p.peak, plan::solve::peak(&m, &p.recompute, &p.loops));
     // The time limit bounds the whole search (greedy plan, then the ILP in the time left).
-    assert!(secs < 5.0 + 0.5, "{secs} s ({})", p.status);
+    // Not a speed test: the bound is loose enough for a loaded CI machine and still catches
+    // a search that ignores the limit (it runs for minutes without one).
+    assert!(secs < 5.0 * 4.0, "{secs} s ({})", p.status);
     assert!(p.recompute.iter().any(|r| *r) && !p.recompute.iter().all(|r| *r));
 }
 
