@@ -29,6 +29,7 @@ pub mod wrap;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
+pub use templates::render_template;
 
 use adjc_ir::{Diagnostic, Function, Module};
 

@@ -1,5 +1,8 @@
-//! The minijinja templates that lay out the generated files. Rust renders statements and
-//! expressions; the templates own the file, function and sweep structure.
+//! The minijinja templates that lay out the generated files, all in one environment with
+//! one set of whitespace rules: the `.c`/`.h` files and the Fortran interface rendered here,
+//! and the check and bench drivers the command line renders through [`render_template`].
+//! Rust renders statements and expressions; the templates own the file, function and sweep
+//! structure (README: "Repository layout" says what lives where).
 
 use crate::function::FnView;
 use adjc_ir::{Diagnostic, Span};
@@ -13,6 +16,12 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("function.c.j2", include_str!("../../templates/function.c.j2")),
     ("header.h.j2", include_str!("../../templates/header.h.j2")),
     ("fortran_interface.f90.j2", include_str!("../../templates/fortran_interface.f90.j2")),
+    // The harness files `adjc check` and `adjc bench` write (rendered by the command line).
+    ("driver_calls.c.j2", include_str!("../../templates/driver_calls.c.j2")),
+    ("check_driver.c.j2", include_str!("../../templates/check_driver.c.j2")),
+    ("bench_driver.c.j2", include_str!("../../templates/bench_driver.c.j2")),
+    ("check_numpy.py.j2", include_str!("../../templates/check_numpy.py.j2")),
+    ("check_gfortran.f90.j2", include_str!("../../templates/check_gfortran.f90.j2")),
 ];
 
 fn internal(e: impl std::fmt::Display) -> Diagnostic {
@@ -33,6 +42,12 @@ pub(crate) fn environment() -> Result<Environment<'static>, Diagnostic> {
         env.add_template(name, source).map_err(internal)?;
     }
     Ok(env)
+}
+
+/// Renders one template of `templates/` (by file name, e.g. `check_driver.c.j2`) with `ctx`.
+pub fn render_template(name: &str, ctx: Value) -> Result<String, Diagnostic> {
+    let env = environment()?;
+    env.get_template(name).and_then(|t| t.render(ctx)).map_err(internal)
 }
 
 fn function_value(f: &FnView) -> Value {

@@ -12,8 +12,6 @@ use crate::cli_error::{CliError, CliResult};
 use crate::harness::{build, calls, Plan};
 use adjc::Transpiled;
 
-const TEMPLATE: &str = include_str!("../../../templates/bench_driver.c.j2");
-
 /// Flags of the timed build: the build README recommends (`-fno-trapping-math` lets gcc
 /// vectorise selects whose arms divide; generated code never reads floating-point flags).
 pub const TIMING_FLAGS: &[&str] = &["-std=c11", "-O3", "-march=native", "-fno-trapping-math"];
@@ -45,8 +43,7 @@ pub struct Measured {
 fn render(t: &Transpiled, plan: &Plan) -> CliResult<String> {
     let c = calls::calls(t, plan)?;
     crate::templates::render(
-        "bench_driver.c",
-        TEMPLATE,
+        "bench_driver.c.j2",
         context! {
         header => format!("{}.h", t.stem),
         fname => t.module.functions[0].name.clone(),

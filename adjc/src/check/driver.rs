@@ -13,8 +13,6 @@ use adjc::Transpiled;
 
 use super::fd::Sample;
 
-const TEMPLATE: &str = include_str!("../../../templates/check_driver.c.j2");
-
 /// The project's strict flags: the generated code must build warning-free. ADJC_STATS
 /// turns on the runtime's memory counters, for the adjoint's measured peak.
 const CFLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-DADJC_STATS"];
@@ -103,8 +101,7 @@ pub struct Report {
 fn render(t: &Transpiled, plan: &Plan, steps: &[f64]) -> CliResult<String> {
     let c = calls::calls(t, plan)?;
     crate::templates::render(
-        "check_driver.c",
-        TEMPLATE,
+        "check_driver.c.j2",
         context! {
         header => format!("{}.h", t.stem),
         fname => t.module.functions[0].name.clone(),

@@ -16,8 +16,6 @@ use adjc::Transpiled;
 
 use super::numpy::Outcome;
 
-const TEMPLATE: &str = include_str!("../../../templates/check_gfortran.f90.j2");
-
 /// `$ADJC_GFORTRAN`, else `gfortran`, when it runs.
 fn gfortran() -> Option<String> {
     let exe = std::env::var("ADJC_GFORTRAN").unwrap_or_else(|_| "gfortran".into());
@@ -178,7 +176,7 @@ pub fn compare(
         params => params,
         args => args.join(", "),
     };
-    let driver = crate::templates::render("check_gfortran.f90", TEMPLATE, ctx)?;
+    let driver = crate::templates::render("check_gfortran.f90.j2", ctx)?;
     std::fs::write(dir.join("check_gfortran.f90"), driver)
         .map_err(|e| CliError::Io(format!("cannot write the gfortran driver: {e}")))?;
     // A source gfortran rejects (an extension adjc accepts) is not a failure of the adjoint.

@@ -11,8 +11,6 @@ use crate::cli_error::{CliError, CliResult};
 use crate::harness::Plan;
 use adjc::Transpiled;
 
-const TEMPLATE: &str = include_str!("../../../templates/check_numpy.py.j2");
-
 pub enum Outcome {
     Skipped(String),
     /// (output name, max relative error)
@@ -92,8 +90,7 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliRes
         args.push(Value::from(a));
     }
     let script = crate::templates::render(
-        "check_numpy.py",
-        TEMPLATE,
+        "check_numpy.py.j2",
         context! {
             source_path => py_str(&source.to_string_lossy()),
             fname => py_str(&primal.name),
