@@ -47,6 +47,7 @@ pub fn parallelize(f: &Function) -> Function {
     // Parameters are what the caller sees after the call: live at the end.
     let live_end: VarSet = f.params.iter().map(|p| p.var).filter(|v| liveness::tracked(f, *v)).collect();
     out.body = Pass { f: &mut out, depth: 0 }.block(body, &live_end);
+    adjc_ir::proc::ids::settle(&mut out.body);
     out
 }
 
@@ -497,6 +498,10 @@ mod rewrite {
             }
         };
         let note = note(f, &plan, s.note.as_deref());
-        Stmt { kind: StmtKind::Map(Map { dims: vec![dim], body }), span: s.span, note: Some(note) }
+        Stmt {
+            kind: StmtKind::Map(Map { id: adjc_ir::MapId::NEW, dims: vec![dim], body }),
+            span: s.span,
+            note: Some(note),
+        }
     }
 }

@@ -160,7 +160,8 @@ impl B {
         E(Expr::load(id, idx.into_iter().map(|e| e.0).collect(), self.f.var(id).ty.elem()))
     }
     /// Numbers statements in pre-order (line = position) so notes and spans are readable,
-    /// and validates.
+    /// numbers loops and maps (`L0`, `M0`, ... in program order, as a frontend does), and
+    /// validates.
     pub fn finish(mut self, body: Block) -> Function {
         let mut line = 1;
         #[allow(clippy::items_after_statements)]
@@ -175,6 +176,7 @@ impl B {
         }
         self.f.body = body;
         number(&mut self.f.body, &mut line);
+        adjc_ir::proc::ids::settle(&mut self.f.body);
         validate::validate(&self.f).unwrap_or_else(|e| panic!("test primal invalid: {e}"));
         self.f
     }
@@ -193,11 +195,15 @@ pub fn acc(p: Place, op: AccOp, e: E, shared: bool) -> Stmt {
     Stmt::new(StmtKind::Accumulate { target: p, op, value: e.0, shared }, Span::NONE)
 }
 pub fn lp(var: VarId, start: E, stop: E, step: i64, body: Block) -> Stmt {
-    Stmt::new(StmtKind::Loop(Loop { var, start: start.0, stop: stop.0, step: Expr::int(step), body }), Span::NONE)
+    Stmt::new(
+        StmtKind::Loop(Loop { id: LoopId::NEW, var, start: start.0, stop: stop.0, step: Expr::int(step), body }),
+        Span::NONE,
+    )
 }
 pub fn map(dims: Vec<(VarId, E, E)>, body: Block) -> Stmt {
     Stmt::new(
         StmtKind::Map(Map {
+            id: MapId::NEW,
             dims: dims.into_iter().map(|(var, a, b)| MapDim { var, start: a.0, stop: b.0 }).collect(),
             body,
         }),
