@@ -115,10 +115,13 @@ pub mod diag;
 pub mod eval;
 pub mod print;
 pub mod proc;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod validate;
 mod visit;
 
 pub use diag::Diagnostic;
+pub use proc::access::{read_vars, written_vars};
 pub use visit::*;
 
 use std::fmt;

@@ -12,9 +12,7 @@
 //!   another, or a `shared` accumulation target also read or written plainly, is an error;
 //! * push/pop inside a map is an error; every tape must be empty at the end.
 
-#![allow(dead_code)]
-
-use adjc_ir::*;
+use crate::*;
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -350,7 +348,7 @@ impl<'f> M<'f> {
         Place { var, index: v.index_of(&ie) }
     }
 
-    /// A library call, element by element (the definition in `adjc_ir::LibCall`).
+    /// A library call, element by element (the definition in `crate::LibCall`).
     fn call(&mut self, c: &LibCall) -> Result<(), String> {
         if self.race.is_some() {
             return Err("library call inside a parallel map".into());

@@ -1,8 +1,8 @@
-//! A small builder for primal IR functions, until the frontend lands.
+//! The IR builder of the tests: functions written in a few lines (`lp`, `map`, `assign`,
+//! `acc`, expressions with operators through [`E`]), spans numbered by position, loops and
+//! maps numbered as a frontend does, validated on [`B::finish`].
 
-#![allow(dead_code)]
-
-use adjc_ir::*;
+use crate::*;
 use std::ops;
 
 /// An expression with operators (`a + b`, `a * 2.0`, `i - 1`).
@@ -176,7 +176,7 @@ impl B {
         }
         self.f.body = body;
         number(&mut self.f.body, &mut line);
-        adjc_ir::proc::ids::settle(&mut self.f.body);
+        crate::proc::ids::settle(&mut self.f.body);
         validate::validate(&self.f).unwrap_or_else(|e| panic!("test primal invalid: {e}"));
         self.f
     }
