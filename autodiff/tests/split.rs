@@ -90,9 +90,10 @@ fn same_results(original: &Function, split: &Function, fixed: &[(&str, i64)]) {
         let args = inputs(original, fixed, seed);
         for reverse_maps in [false, true] {
             let mut want = args.clone();
-            run(original, &mut want, Opts { reverse_maps }).unwrap_or_else(|e| panic!("original failed: {e}"));
+            run(original, &mut want, Opts { reverse_maps, ..Opts::default() })
+                .unwrap_or_else(|e| panic!("original failed: {e}"));
             let mut got = args.clone();
-            run(split, &mut got, Opts { reverse_maps })
+            run(split, &mut got, Opts { reverse_maps, ..Opts::default() })
                 .unwrap_or_else(|e| panic!("split run failed (reverse_maps {reverse_maps}): {e}\n{}", text(split)));
             assert_same_outputs(original, split, &want, &got, "split", reverse_maps);
         }

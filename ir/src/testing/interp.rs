@@ -69,6 +69,18 @@ pub type Args = BTreeMap<String, Value>;
 pub struct Opts {
     /// Run the iterations of every map in reverse order.
     pub reverse_maps: bool,
+    /// Round every `f32` result (expressions, stores) to single precision, as the generated
+    /// C computes: the frontends' tests compare with NumPy and gfortran that way. Off for
+    /// adjoint checks, whose finite differences need every digit.
+    pub single_precision: bool,
+}
+
+/// `x` rounded to single precision.
+fn single(x: Val) -> Val {
+    match x {
+        Val::F(v) => Val::F(v as f32 as f64),
+        other => other,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -248,6 +260,7 @@ impl<'f> M<'f> {
     }
 
     fn store(&mut self, p: &Place, x: Val, kind: u8) -> Result<(), String> {
+        let x = if self.opts.single_precision && self.f.var(p.var).ty.elem() == Scalar::F32 { single(x) } else { x };
         if p.index.is_empty() {
             self.note(p.var, 0, kind)?;
             self.slots[p.var.index()] = Slot::Scalar(x);
@@ -284,6 +297,11 @@ impl<'f> M<'f> {
     }
 
     fn eval(&mut self, e: &Expr) -> Result<Val, String> {
+        let x = self.eval_exact(e)?;
+        Ok(if self.opts.single_precision && e.ty == Scalar::F32 { single(x) } else { x })
+    }
+
+    fn eval_exact(&mut self, e: &Expr) -> Result<Val, String> {
         Ok(match &e.kind {
             ExprKind::Const(Literal::Float(x)) => Val::F(*x),
             ExprKind::Const(Literal::Int(x)) => Val::I(*x),
