@@ -227,7 +227,7 @@ fn build(f: &mut Function, l: &Loop, p: Plan, span: Span) -> (Block, Block, Bloc
     let zero = Stmt::assign(Place::element(w, vec![ae, be]), Expr::float(0.0, elem), span);
     let dims2 =
         vec![MapDim { var: a, start: lo.clone(), stop: hi.clone() }, MapDim { var: b, start: lo.clone(), stop: hi }];
-    let before = vec![Stmt::new(StmtKind::Map(Map { dims: dims2, body: vec![zero] }), span)
+    let before = vec![Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: dims2, body: vec![zero] }), span)
         .with_note(format!("the updates of `{}` in this loop are gathered into one product", f.var(p.xb).name))];
     // In the loop: W[row, col + q] += α v[q] where the call was.
     let mut body = l.body.clone();
@@ -238,7 +238,11 @@ fn build(f: &mut Function, l: &Loop, p: Plan, span: Span) -> (Block, Block, Bloc
         let c = u.col.clone().add(qe);
         let idx = if u.transposed { vec![c, u.row.clone()] } else { vec![u.row.clone(), c] };
         let acc = Stmt::accumulate(Place::element(w, idx), value, body[u.at].span);
-        let m = Map { dims: vec![MapDim { var: q, start: Expr::int(0), stop: u.len.clone() }], body: vec![acc] };
+        let m = Map {
+            id: MapId::NEW,
+            dims: vec![MapDim { var: q, start: Expr::int(0), stop: u.len.clone() }],
+            body: vec![acc],
+        };
         let what = if u.transposed { "gemv" } else { "ger" };
         body[u.at] = Stmt::new(StmtKind::Map(m), body[u.at].span).with_note(format!(
             "adjoint of gemv: the {what} update of `{}`, recorded in `{}`",

@@ -237,7 +237,14 @@ impl Ad<'_> {
         let xhat = num.as_ref().clone().mul(rv.clone());
         let n = bn.extent.clone().cast(ty);
         let lp = |body: Block| {
-            let l = Loop { var: bn.q, start: Expr::int(0), stop: bn.extent.clone(), step: Expr::int(1), body };
+            let l = Loop {
+                id: LoopId::NEW,
+                var: bn.q,
+                start: Expr::int(0),
+                stop: bn.extent.clone(),
+                step: Expr::int(1),
+                body,
+            };
             Stmt::new(StmtKind::Loop(l), span)
         };
         let update =
@@ -255,7 +262,7 @@ impl Ad<'_> {
                 Stmt::assign(Place::element(yb, idx), zero(ty), span),
             ]),
         ];
-        let rev = Stmt::new(StmtKind::Map(Map { dims: bn.rows.clone(), body }), span).with_note(format!(
+        let rev = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: bn.rows.clone(), body }), span).with_note(format!(
             "batch-norm backward, per feature: {x}_b += r / N * (N * {y}_b - sum({y}_b) - xhat * sum({y}_b * xhat)) with r = 1 / sqrt({var} + eps), xhat = ({x} - {mean}) * r",
             x = self.name(bn.x),
             y = self.name(bn.y),

@@ -72,7 +72,7 @@ impl Ad<'_> {
                 .zip(&c.out_view.extents)
                 .map(|(i, e)| MapDim { var: *i, start: Expr::int(0), stop: e.clone() })
                 .collect();
-            let m = Map { dims, body: vec![write] };
+            let m = Map { id: MapId::NEW, dims, body: vec![write] };
             let (save, restore) = self.region_tape(c.out, s, &m);
             fwd.extend(save);
             rev.extend(restore);
@@ -161,7 +161,9 @@ impl Ad<'_> {
                     let value = seed.clone().mul(Expr::load(y, vy.index_of(std::slice::from_ref(&ie)), ty));
                     let body = vec![Stmt::accumulate(Place::element(xb, vx.index_of(&[ie])), value, span)];
                     let dims = vec![MapDim { var: i, start: Expr::int(0), stop: vx.extents[0].clone() }];
-                    rev.push(Stmt::new(StmtKind::Map(Map { dims, body }), span).with_note("adjoint of dot"));
+                    rev.push(
+                        Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), span).with_note("adjoint of dot"),
+                    );
                 }
             }
         }
@@ -218,7 +220,7 @@ impl Ad<'_> {
             span,
         )];
         for (v, stop) in loops.into_iter().rev() {
-            let l = Loop { var: v, start: Expr::int(0), stop, step: Expr::int(1), body };
+            let l = Loop { id: LoopId::NEW, var: v, start: Expr::int(0), stop, step: Expr::int(1), body };
             body = vec![Stmt::new(StmtKind::Loop(l), span)];
         }
         let mut out = vec![Stmt::assign(Place::scalar(t), Expr::float(0.0, ty), span)
@@ -247,6 +249,6 @@ impl Ad<'_> {
         }
         let dims =
             idx.iter().zip(&v.extents).map(|(i, e)| MapDim { var: *i, start: Expr::int(0), stop: e.clone() }).collect();
-        vec![Stmt::new(StmtKind::Map(Map { dims, body: vec![assign] }), span)]
+        vec![Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![assign] }), span)]
     }
 }

@@ -51,10 +51,8 @@ use crate::reverse::{reversed_range, Ad, Env, R};
 use crate::util::{block_reads, block_writes, reads, VarSet};
 use adjc_ir::*;
 
-/// A sequential loop of the primal, identified by its index in pre-order among all
-/// `StmtKind::Loop` statements of the primal function body given to `reverse` (after parallelize).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LoopId(pub usize);
+/// A sequential loop of the primal given to `reverse` is named by its IR id (`L3`).
+pub use adjc_ir::LoopId;
 
 /// How the reverse sweep gets the states of a checkpointed loop back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,17 +140,6 @@ pub fn checkpoint_recompute_steps(trips: u64, c: &Checkpointing) -> u64 {
     }
 }
 
-/// The loop statements of `body` in pre-order, by address: `LoopId(k)` is the `k`-th.
-pub(crate) fn loop_addresses(body: &Block) -> Vec<usize> {
-    let mut out = Vec::new();
-    walk_stmts(body, &mut |s| {
-        if matches!(s.kind, StmtKind::Loop(_)) {
-            out.push(s as *const Stmt as usize);
-        }
-    });
-    out
-}
-
 /// Whether the first top-level statement of `body` that mentions `x` assigns all of it
 /// without reading it: then no value of `x` crosses an iteration boundary.
 fn defined_first(f: &Function, body: &Block, x: VarId) -> bool {
@@ -230,9 +217,8 @@ struct Snap {
 impl Ad<'_> {
     /// The checkpointing requested for loop statement `s`, if any.
     pub fn checkpointing_of(&self, s: &Stmt) -> Option<(LoopId, Checkpointing)> {
-        let addr = s as *const Stmt as usize;
-        let k = self.loop_addrs.iter().position(|a| *a == addr)?;
-        self.checkpoints.get(&LoopId(k)).map(|c| (LoopId(k), c.clone()))
+        let StmtKind::Loop(l) = &s.kind else { return None };
+        self.checkpoints.get(&l.id).map(|c| (l.id, c.clone()))
     }
 
     /// The loop state of `l`: variables its body writes and reads before writing.
@@ -359,7 +345,7 @@ impl Ad<'_> {
         if dims.is_empty() {
             body
         } else {
-            Stmt::new(StmtKind::Map(Map { dims, body: vec![body] }), span)
+            Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![body] }), span)
         }
     }
 
@@ -458,7 +444,10 @@ impl Ad<'_> {
         let mut out = vec![Stmt::new(StmtKind::Loop(Loop { body: fb, ..range.clone() }), span).with_note(note)];
         if !rb.is_empty() {
             let (start, stop, step) = reversed_range(range, &self.f, span)?;
-            out.push(Stmt::new(StmtKind::Loop(Loop { var: range.var, start, stop, step, body: rb }), span));
+            out.push(Stmt::new(
+                StmtKind::Loop(Loop { id: LoopId::NEW, var: range.var, start, stop, step, body: rb }),
+                span,
+            ));
         }
         Ok(out)
     }
@@ -515,7 +504,14 @@ impl Ad<'_> {
         let seg_end = l.start.clone().add(segv.clone().add(Expr::int(1)).mul(Expr::int(ki * step)));
         let clip = if step > 0 { Intrinsic::Min } else { Intrinsic::Max };
         let seg_stop = Expr::call(clip, vec![l.stop.clone(), seg_end], Scalar::I64);
-        let segl = Loop { var: l.var, start: seg_start, stop: seg_stop, step: l.step.clone(), body: Vec::new() };
+        let segl = Loop {
+            id: LoopId::NEW,
+            var: l.var,
+            start: seg_start,
+            stop: seg_stop,
+            step: l.step.clone(),
+            body: Vec::new(),
+        };
 
         let mut frame = g;
         frame.counter = Some(c.sub(segv.clone().mul(Expr::int(ki))));
@@ -584,7 +580,7 @@ impl Ad<'_> {
                 "Revolve's advance rule (Griewank & Walther, ACM TOMS 2000): reps is the smallest with C(ds + reps, ds) >= m",
             ),
             set(range, i(1)),
-            Stmt::new(StmtKind::Loop(Loop { var: q, start: i(1), stop: m.clone(), step: i(1), body: vec![grow] }), span),
+            Stmt::new(StmtKind::Loop(Loop { id: LoopId::NEW, var: q, start: i(1), stop: m.clone(), step: i(1), body: vec![grow] }), span),
             set(b1, div(rg.mul(r.clone()), ds.clone().add(r.clone()))),
             set(
                 b2,
@@ -677,6 +673,7 @@ impl Ad<'_> {
 
         // The taped step: one iteration, one tape slot.
         let one = Loop {
+            id: LoopId::NEW,
             var: l.var,
             start: t_of(v(turn)),
             stop: t_of(v(turn).add(Expr::int(1))),
@@ -717,6 +714,7 @@ impl Ad<'_> {
         abody.extend(l.body.iter().cloned());
         let advance = Stmt::new(
             StmtKind::Loop(Loop {
+                id: LoopId::NEW,
                 var: l.var,
                 start: t_of(v(capo)),
                 stop: t_of(v(turn)),
@@ -791,8 +789,6 @@ impl Ad<'_> {
 
     /// Describes top-level loop `s` for the planner (see [`CheckpointableLoop`]).
     pub fn describe_checkpointable(&mut self, s: &Stmt, l: &Loop, live: &VarSet) {
-        let addr = s as *const Stmt as usize;
-        let Some(k) = self.loop_addrs.iter().position(|a| *a == addr) else { return };
         let Ok((_, trips, _)) = self.checkpoint_frame(s, l) else { return };
         let Some(step_tape_bytes) = self.step_tape_bytes(s, l, live) else { return };
         if step_tape_bytes.as_int() == Some(0) {
@@ -800,7 +796,7 @@ impl Ad<'_> {
             return;
         }
         self.checkpointable.push(CheckpointableLoop {
-            id: LoopId(k),
+            id: l.id,
             span: s.span,
             var: l.var,
             trips,
@@ -814,7 +810,8 @@ impl Ad<'_> {
 
 /// `for var = n - 1 down to 0`: the outer sweep of a checkpointed reversal, last part first.
 fn countdown(var: VarId, n: Expr, body: Block, span: Span) -> Stmt {
-    let range = Loop { var, start: n.sub(Expr::int(1)), stop: Expr::int(-1), step: Expr::int(-1), body };
+    let range =
+        Loop { id: LoopId::NEW, var, start: n.sub(Expr::int(1)), stop: Expr::int(-1), step: Expr::int(-1), body };
     Stmt::new(StmtKind::Loop(range), span)
 }
 

@@ -102,7 +102,7 @@ pub(crate) fn flatten(m: &Map) -> Option<Map> {
             *shared = true;
         }
     }
-    Some(Map { dims, body })
+    Some(Map { id: MapId::NEW, dims, body })
 }
 
 /// Whether some accumulation in `stmts` (any depth) is `shared`.

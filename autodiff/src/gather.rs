@@ -470,7 +470,7 @@ pub(crate) fn lower(
             // Innermost first; `body` ends up as the one outermost loop.
             let mut body = body;
             for d in new_dims.into_iter().rev() {
-                let l = Loop { var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
+                let l = Loop { id: LoopId::NEW, var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
                 body = vec![Stmt::new(StmtKind::Loop(l), g.span)];
             }
             match body.pop() {
@@ -478,7 +478,7 @@ pub(crate) fn lower(
                 None => continue,
             }
         } else {
-            StmtKind::Map(Map { dims: new_dims, body })
+            StmtKind::Map(Map { id: MapId::NEW, dims: new_dims, body })
         };
         let mut s = Stmt::new(kind, g.span);
         s.note = Some(if interior {

@@ -194,12 +194,11 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         Fail::Seq => Diagnostic::error(primal.span, "internal error: a map could not be reversed"),
     })?;
     if let Some(id) = opts.checkpoints.keys().find(|id| !ad.checkpointed.contains(id)) {
-        let d = match ad.loop_addrs.len() {
-            n if id.0 >= n => format!("there is no loop {} to checkpoint: the function has {n} loops", id.0),
-            _ => format!(
-                "loop {} cannot be checkpointed: it is part of a parallel map (only sequential loops can be)",
-                id.0
-            ),
+        let d = if ad.loop_ids.contains(id) {
+            format!("loop {id} cannot be checkpointed: it is part of a parallel map (only sequential loops can be)")
+        } else {
+            let n = ad.loop_ids.len();
+            format!("there is no loop {id} to checkpoint: the function has {n} sequential loops")
         };
         return Err(Diagnostic::error(primal.span, d));
     }
@@ -243,6 +242,9 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     // Temporaries a memory plan recomputes are applied to this adjoint afterwards, by
     // [`plan::apply`] (the driver's one way of applying a plan).
     batch::batch_updates(&mut function);
+    // The forward sweep keeps the primal's loop ids; reversed loops, re-runs and copies get
+    // fresh ones (see "Identities" in adjc_ir).
+    adjc_ir::proc::ids::settle(&mut function.body);
     Ok(Adjoint {
         wrt: keep(&wrt),
         of: keep(&of),

@@ -62,7 +62,14 @@ pub(crate) fn sequentialize(s: &Stmt) -> Stmt {
     let inner = seq_block(&m.body);
     let nest = m.dims.iter().rev().fold(inner, |body, d| {
         vec![Stmt::new(
-            StmtKind::Loop(Loop { var: d.var, start: d.start.clone(), stop: d.stop.clone(), step: Expr::int(1), body }),
+            StmtKind::Loop(Loop {
+                id: LoopId::NEW,
+                var: d.var,
+                start: d.start.clone(),
+                stop: d.stop.clone(),
+                step: Expr::int(1),
+                body,
+            }),
             s.span,
         )]
     });
@@ -199,7 +206,7 @@ impl Ad<'_> {
             body.extend(adjoint);
             let vars = crate::shared::iterating_vars(&m.dims);
             crate::shared::mark(&mut body, &vars, &self.private_ad, self.p.vars.len());
-            rev.push(Stmt::new(StmtKind::Map(Map { dims: m.dims.clone(), body }), s.span));
+            rev.push(Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: m.dims.clone(), body }), s.span));
         }
         Ok((fwd, rev))
     }
@@ -446,7 +453,10 @@ impl Ad<'_> {
                 let body = self.rev_inner(&l.body)?;
                 if !body.is_empty() {
                     let (start, stop, step) = crate::reverse::reversed_range(l, &self.f, s.span)?;
-                    r.push(Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body }), s.span));
+                    r.push(Stmt::new(
+                        StmtKind::Loop(Loop { id: LoopId::NEW, var: l.var, start, stop, step, body }),
+                        s.span,
+                    ));
                 }
             }
             StmtKind::Section { .. } => {
@@ -550,7 +560,10 @@ impl Ad<'_> {
                     let body = self.rev_inner(&l.body)?;
                     if !body.is_empty() {
                         let (start, stop, step) = crate::reverse::reversed_range(l, &self.f, s.span)?;
-                        out.push(Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body }), s.span));
+                        out.push(Stmt::new(
+                            StmtKind::Loop(Loop { id: LoopId::NEW, var: l.var, start, stop, step, body }),
+                            s.span,
+                        ));
                     }
                 }
                 StmtKind::If { cond, then_body, else_body } => {
@@ -617,6 +630,7 @@ impl Ad<'_> {
             let win = self.temp(&format!("{name}_win"), Scalar::I64, false);
             let find = Stmt::new(
                 StmtKind::Map(Map {
+                    id: MapId::NEW,
                     dims: m.dims.clone(),
                     body: vec![Stmt::new(
                         StmtKind::If {
@@ -650,7 +664,7 @@ impl Ad<'_> {
             crate::shared::mark(&mut body, &vars, &self.private_ad, self.p.vars.len());
             then_body.push(Stmt::assign(Place::scalar(win), Expr::int(i64::MAX), s.span));
             then_body.push(find);
-            then_body.push(Stmt::new(StmtKind::Map(Map { dims: m.dims.clone(), body }), s.span));
+            then_body.push(Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: m.dims.clone(), body }), s.span));
         }
         then_body.push(Stmt::assign(Place::scalar(mb), zero(ty), s.span));
         rev.push(

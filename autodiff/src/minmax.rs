@@ -105,7 +105,10 @@ impl Ad<'_> {
         );
         for l in nest.loops.iter().rev() {
             let (start, stop, step) = reversed_range(l, &self.f, span)?;
-            search = Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body: vec![search] }), span);
+            search = Stmt::new(
+                StmtKind::Loop(Loop { id: LoopId::NEW, var: l.var, start, stop, step, body: vec![search] }),
+                span,
+            );
         }
         let opn = opname(nest.op);
         let mut then_body: Block = nest

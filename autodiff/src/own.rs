@@ -152,7 +152,7 @@ pub(crate) fn reorder(f: &mut Function, s: &Stmt) -> Option<Vec<Stmt>> {
             reads_z.is_empty()
                 || (l.order < zl.order
                     && l.chain.len() >= zl.chain.len()
-                    && l.chain.iter().zip(&zl.chain).all(|(a, b)| std::ptr::eq(*a, *b))
+                    && l.chain.iter().zip(&zl.chain).all(|(a, b)| loop_of(a).id == loop_of(b).id)
                     && reads_z.iter().all(|i| same_index(i, &idx)))
         });
         // Loop bounds never read adjoint arrays in practice; refuse rather than reason.
@@ -223,7 +223,10 @@ fn owner_nest(f: &mut Function, leaf: &Leaf, own: &[bool]) -> Stmt {
             };
             dims.push(MapDim { var: new, start: lo, stop: hi });
         } else {
-            loops.push((c.span, Loop { var: new, start, stop, step: l.step.clone(), body: Vec::new() }));
+            loops.push((
+                c.span,
+                Loop { id: LoopId::NEW, var: new, start, stop, step: l.step.clone(), body: Vec::new() },
+            ));
         }
         renames.push((l.var, Expr::var(new, Scalar::I64)));
     }
@@ -236,7 +239,7 @@ fn owner_nest(f: &mut Function, leaf: &Leaf, own: &[bool]) -> Stmt {
         .into_iter()
         .rev()
         .fold(vec![update], |body, (span, l)| vec![Stmt::new(StmtKind::Loop(Loop { body, ..l }), span)]);
-    Stmt::new(StmtKind::Map(Map { dims, body }), leaf.chain[0].span)
+    Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), leaf.chain[0].span)
 }
 
 /// Loop `s` without its updates and without the loops left empty, if anything remains.

@@ -31,9 +31,10 @@
 //! `v = start + step * v_it` in the body (only when `start` is a plain affine expression).
 
 use adjc_ir::eval::eval_int;
+use adjc_ir::proc::affine::Affine;
 use adjc_ir::{
     walk_stmts, written_vars, AccOp, BinOp, Block, Expr, ExprKind, Function, Loop, Map, MapDim, Scalar, Stmt, StmtKind,
-    Type, UnOp, VarId, VarRole,
+    Type, VarId, VarRole,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -47,6 +48,7 @@ pub fn parallelize(f: &Function) -> Function {
     // Parameters are what the caller sees after the call: live at the end.
     let live_end: VarSet = f.params.iter().map(|p| p.var).filter(|v| liveness::tracked(f, *v)).collect();
     out.body = Pass { f: &mut out, depth: 0 }.block(body, &live_end);
+    adjc_ir::proc::ids::settle(&mut out.body);
     out
 }
 
@@ -158,67 +160,6 @@ mod liveness {
         }
         s.exprs(&mut |e| add_reads(f, e, &mut live));
         live
-    }
-}
-
-/// Integer expressions as `sum(coeff * var) + constant`, to compare indices regardless of
-/// how they are written.
-mod affine {
-    use super::*;
-
-    #[derive(Clone, Debug, PartialEq, Eq)]
-    pub(super) struct Affine {
-        pub terms: BTreeMap<VarId, i64>,
-        pub konst: i64,
-    }
-
-    impl Affine {
-        fn constant(c: i64) -> Affine {
-            Affine { terms: BTreeMap::new(), konst: c }
-        }
-        fn scaled(mut self, k: i64) -> Option<Affine> {
-            for c in self.terms.values_mut() {
-                *c = c.checked_mul(k)?;
-            }
-            self.konst = self.konst.checked_mul(k)?;
-            self.terms.retain(|_, c| *c != 0);
-            Some(self)
-        }
-        fn plus(mut self, other: Affine) -> Option<Affine> {
-            for (v, c) in other.terms {
-                let slot = self.terms.entry(v).or_insert(0);
-                *slot = slot.checked_add(c)?;
-            }
-            self.konst = self.konst.checked_add(other.konst)?;
-            self.terms.retain(|_, c| *c != 0);
-            Some(self)
-        }
-        pub fn coeff(&self, v: VarId) -> i64 {
-            self.terms.get(&v).copied().unwrap_or(0)
-        }
-    }
-
-    /// `None` when `e` is not an affine integer expression of scalar variables.
-    pub(super) fn of(e: &Expr) -> Option<Affine> {
-        if e.ty != Scalar::I64 {
-            return None;
-        }
-        match &e.kind {
-            ExprKind::Const(_) => Some(Affine::constant(e.as_int()?)),
-            ExprKind::Var(v) => Some(Affine { terms: BTreeMap::from([(*v, 1)]), konst: 0 }),
-            ExprKind::Unary(UnOp::Neg, a) => of(a)?.scaled(-1),
-            ExprKind::Binary(BinOp::Add, a, b) => of(a)?.plus(of(b)?),
-            ExprKind::Binary(BinOp::Sub, a, b) => of(a)?.plus(of(b)?.scaled(-1)?),
-            ExprKind::Binary(BinOp::Mul, a, b) => {
-                let (a, b) = (of(a)?, of(b)?);
-                match (a.terms.is_empty(), b.terms.is_empty()) {
-                    (true, _) => b.scaled(a.konst),
-                    (_, true) => a.scaled(b.konst),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
     }
 }
 
@@ -337,10 +278,10 @@ mod independence {
     fn owned_slice(accs: &[Access<'_>], v: VarId, variant: &VarSet) -> bool {
         let Some(rank) = accs.first().map(|a| a.index().len()) else { return false };
         (0..rank).any(|d| {
-            let mut forms = accs.iter().map(|a| a.index().get(d).and_then(affine::of));
+            let mut forms = accs.iter().map(|a| a.index().get(d).and_then(Affine::linear));
             let Some(Some(first)) = forms.next() else { return false };
-            let invariant = first.terms.keys().all(|x| *x == v || !variant.contains(x));
-            first.coeff(v) != 0 && invariant && forms.all(|g| g.as_ref() == Some(&first))
+            let invariant = first.vars().iter().all(|x| *x == v || !variant.contains(x));
+            first.coeff(v) != 0 && invariant && forms.all(|g| g.is_some_and(|g| g.same_value(&first)))
         })
     }
 
@@ -368,7 +309,7 @@ mod independence {
     /// `live_out`: scalars live right after the loop.
     pub(in super::super) fn plan(f: &Function, l: &Loop, live_out: &VarSet) -> Option<Plan> {
         let step = eval_int(&l.step, &|_| None).filter(|s| *s != 0)?;
-        if step.checked_abs()? != 1 && affine::of(&l.start).is_none() {
+        if step.checked_abs()? != 1 && Affine::linear(&l.start).is_none() {
             return None;
         }
         let written: VarSet = written_vars(&l.body).into_iter().collect();
@@ -497,6 +438,10 @@ mod rewrite {
             }
         };
         let note = note(f, &plan, s.note.as_deref());
-        Stmt { kind: StmtKind::Map(Map { dims: vec![dim], body }), span: s.span, note: Some(note) }
+        Stmt {
+            kind: StmtKind::Map(Map { id: adjc_ir::MapId::NEW, dims: vec![dim], body }),
+            span: s.span,
+            note: Some(note),
+        }
     }
 }

@@ -81,10 +81,10 @@ fn scalar_writes(b: &Block, out: &mut BTreeMap<VarId, (usize, bool)>) {
     });
 }
 
-/// Whether `b` reads `z` anywhere except inside the statement `skip` (compared by address).
-fn read_outside(b: &Block, z: VarId, skip: *const Stmt) -> bool {
+/// Whether `b` reads `z` anywhere except inside the loop `skip`.
+fn read_outside(b: &Block, z: VarId, skip: LoopId) -> bool {
     b.iter().any(|s| {
-        if std::ptr::eq(s, skip) {
+        if matches!(&s.kind, StmtKind::Loop(l) if l.id == skip) {
             return false;
         }
         let mut found = false;
@@ -134,7 +134,7 @@ pub(crate) fn find(p: &Function, body: &Block) -> VarSet {
                 continue;
             }
             let before: VarSet = l.body[..k].iter().flat_map(reads).collect();
-            if before.contains(&z) || read_outside(body, z, ls) {
+            if before.contains(&z) || read_outside(body, z, l.id) {
                 continue;
             }
             out.insert(z);
@@ -236,7 +236,7 @@ pub(crate) fn find_arrays(p: &Function, body: &Block) -> VarSet {
                 continue;
             }
             let before: VarSet = l.body[..k].iter().flat_map(reads).collect();
-            if before.contains(&a) || read_outside(body, a, ls) {
+            if before.contains(&a) || read_outside(body, a, l.id) {
                 continue;
             }
             found.insert(a, inputs);

@@ -105,8 +105,8 @@ pub(crate) struct Ad<'p> {
     /// `crate::expert`).
     top: *const Stmt,
     rules: Vec<(usize, crate::expert::Rule)>,
-    /// Addresses of the primal's loop statements in pre-order (`LoopId` k is the k-th).
-    pub loop_addrs: Vec<usize>,
+    /// The ids of the primal's loops, in program order.
+    pub loop_ids: Vec<LoopId>,
     /// The loops to checkpoint and how (see [`crate::checkpoint`]).
     pub checkpoints: BTreeMap<LoopId, Checkpointing>,
     /// The loops actually checkpointed.
@@ -233,7 +233,7 @@ impl<'p> Ad<'p> {
             map_entry: Vec::new(),
             top: body.as_ptr(),
             rules: crate::expert::find(body),
-            loop_addrs: crate::checkpoint::loop_addresses(body),
+            loop_ids: adjc_ir::proc::ids::loops(body).iter().map(|(_, l)| l.id).collect(),
             checkpoints: BTreeMap::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
@@ -747,7 +747,7 @@ impl<'p> Ad<'p> {
         let rev = if rb.is_empty() {
             Vec::new()
         } else {
-            vec![Stmt::new(StmtKind::Loop(Loop { var: l.var, start, stop, step, body: rb }), s.span)]
+            vec![Stmt::new(StmtKind::Loop(Loop { id: LoopId::NEW, var: l.var, start, stop, step, body: rb }), s.span)]
         };
         Ok((vec![fwd], rev))
     }
@@ -993,7 +993,7 @@ mod tests {
         let n = f.add_var("N", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
         let t = f.add_var("t", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
         let show = |start: Expr, stop: Expr, step: i64| {
-            let l = Loop { var: t, start, stop, step: Expr::int(step), body: vec![] };
+            let l = Loop { id: LoopId::NEW, var: t, start, stop, step: Expr::int(step), body: vec![] };
             let (a, b, c) = reversed_range(&l, &f, Span::NONE).unwrap();
             let s = |e: &Expr| adjc_ir::print::expr_str(&f, e);
             format!("range({}, {}, {})", s(&a), s(&b), s(&c))
@@ -1002,7 +1002,7 @@ mod tests {
         assert_eq!(show(Expr::int(1), nv(), 1), "range(N - 1, 0, -1)");
         assert_eq!(show(nv().sub(Expr::int(1)), Expr::int(-1), -1), "range(0, N, 1)");
         assert_eq!(show(Expr::int(0), nv(), 2), "range((N - 1) // 2 * 2, -2, -2)");
-        let l = Loop { var: t, start: Expr::int(0), stop: nv(), step: nv(), body: vec![] };
+        let l = Loop { id: LoopId::NEW, var: t, start: Expr::int(0), stop: nv(), step: nv(), body: vec![] };
         assert!(reversed_range(&l, &f, Span::NONE).unwrap_err().message.contains("not a constant"));
     }
 }

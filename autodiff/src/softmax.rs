@@ -234,6 +234,7 @@ impl Ad<'_> {
         let row_loop = |body: Block| {
             Stmt::new(
                 StmtKind::Loop(Loop {
+                    id: LoopId::NEW,
                     var: sm.q,
                     start: Expr::int(0),
                     stop: sm.extent.clone(),
@@ -255,7 +256,7 @@ impl Ad<'_> {
                 Stmt::assign(Place::element(yb, row_index(q)), zero(ty), span),
             ]),
         ];
-        let rev = Stmt::new(StmtKind::Map(Map { dims: sm.rows.clone(), body }), span).with_note(format!(
+        let rev = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: sm.rows.clone(), body }), span).with_note(format!(
             "softmax backward, row by row: {x}_b += {y} * ({y}_b - sum({y} * {y}_b)) with {y} = {e} / {s}; the max subtracted for range contributes nothing",
             x = self.name(sm.x),
             y = yname,

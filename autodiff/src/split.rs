@@ -89,6 +89,7 @@ pub fn split_shared_maps(f: &Function) -> Function {
     let mut out = f.clone();
     let body = std::mem::take(&mut out.body);
     out.body = split_block(&mut out, body, false);
+    adjc_ir::proc::ids::settle(&mut out.body);
     out
 }
 
@@ -179,7 +180,7 @@ fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>, out: &m
     for group in groups {
         let line = group.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
         let (dims, body) = fresh_nest(f, &m.dims, group);
-        let mut s = Stmt::new(StmtKind::Map(Map { dims, body }), line);
+        let mut s = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), line);
         give_note(&mut s, WHY, out.len() == first);
         out.push(s);
     }
@@ -190,7 +191,7 @@ fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>, out: &m
         out.push(s);
     }
     if !rest.is_empty() {
-        out.push(Stmt { kind: StmtKind::Map(Map { dims: m.dims, body: rest }), span, note });
+        out.push(Stmt { kind: StmtKind::Map(Map { id: m.id, dims: m.dims, body: rest }), span, note });
     }
 }
 
@@ -493,10 +494,10 @@ fn reduction_nest(f: &mut Function, dims: &[MapDim], own: &[VarId], updates: Blo
     let (outer, inner): (Vec<(MapDim, &MapDim)>, Vec<(MapDim, &MapDim)>) =
         fresh.into_iter().zip(dims).partition(|(_, d)| own.contains(&d.var));
     let body = inner.into_iter().rev().fold(updates, |body, (d, _)| {
-        let l = Loop { var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
+        let l = Loop { id: LoopId::NEW, var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
         vec![Stmt::new(StmtKind::Loop(l), span)]
     });
-    Stmt::new(StmtKind::Map(Map { dims: outer.into_iter().map(|(d, _)| d).collect(), body }), span)
+    Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: outer.into_iter().map(|(d, _)| d).collect(), body }), span)
 }
 
 /// Collects the index of every accumulation into `x` in `stmts` (any depth); `false` when

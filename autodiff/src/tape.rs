@@ -214,7 +214,7 @@ impl Ad<'_> {
             if dims.is_empty() {
                 body
             } else {
-                Stmt::new(StmtKind::Map(Map { dims: dims.to_vec(), body: vec![body] }), span)
+                Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: dims.to_vec(), body: vec![body] }), span)
             }
         };
         let nest: Vec<VarId> = self.nest.iter().map(|f| f.var).collect();
@@ -269,7 +269,7 @@ impl Ad<'_> {
                         md.extend(dims.iter().cloned());
                         let t = Place::element(*tape, idx);
                         let body = Stmt::assign(Place { var: x, index: elem.to_vec() }, t.to_expr(ty), span);
-                        Stmt::new(StmtKind::Map(Map { dims: md, body: vec![body] }), span)
+                        Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: md, body: vec![body] }), span)
                     }
                     _ => self.nest.iter().rev().fold(copy(idx), |body, f| {
                         Stmt::new(StmtKind::Loop(Loop { body: vec![body], ..f.range.clone() }), span)
@@ -315,6 +315,7 @@ impl Ad<'_> {
         let ty = self.elem(src);
         Stmt::new(
             StmtKind::Map(Map {
+                id: MapId::NEW,
                 dims,
                 body: vec![Stmt::assign(Place::element(dst, idx.clone()), Expr::load(src, idx, ty), span)],
             }),
@@ -327,7 +328,11 @@ impl Ad<'_> {
         let (dims, idx) = self.full_space(x);
         let ty = self.elem(x);
         Stmt::new(
-            StmtKind::Map(Map { dims, body: vec![Stmt::assign(Place::element(x, idx), Expr::float(0.0, ty), span)] }),
+            StmtKind::Map(Map {
+                id: MapId::NEW,
+                dims,
+                body: vec![Stmt::assign(Place::element(x, idx), Expr::float(0.0, ty), span)],
+            }),
             span,
         )
     }
@@ -360,7 +365,7 @@ impl Ad<'_> {
             if dims.is_empty() {
                 body
             } else {
-                Stmt::new(StmtKind::Map(Map { dims: dims.to_vec(), body: vec![body] }), s.span)
+                Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: dims.to_vec(), body: vec![body] }), s.span)
             }
         };
         let (save, restore) = match &site {
@@ -386,7 +391,10 @@ impl Ad<'_> {
                         } else {
                             (d.start.clone(), d.stop.clone(), Expr::int(1))
                         };
-                        Stmt::new(StmtKind::Loop(Loop { var: d.var, start, stop, step, body: vec![body] }), s.span)
+                        Stmt::new(
+                            StmtKind::Loop(Loop { id: LoopId::NEW, var: d.var, start, stop, step, body: vec![body] }),
+                            s.span,
+                        )
                     })
                 };
                 let save = nest(push, false).with_note(format!(

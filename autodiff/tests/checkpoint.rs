@@ -61,7 +61,7 @@ fn a_loop_that_does_not_exist_cannot_be_checkpointed() {
         ..Default::default()
     };
     let err = adjc_autodiff::reverse(&k::jacobi_1d(true), &opts).unwrap_err();
-    assert!(err.message.contains("there is no loop 5"), "{}", err.message);
+    assert!(err.message.contains("there is no loop L5"), "{}", err.message);
 }
 
 fn binomial(c: u64) -> AdOptions {
@@ -134,7 +134,7 @@ fn binomial_reverse_sweep_advances_exactly_revolves_optimum() {
     }
 }
 
-fn plan(loops: &[(usize, Checkpointing)]) -> AdOptions {
+fn plan(loops: &[(u32, Checkpointing)]) -> AdOptions {
     AdOptions { checkpoints: loops.iter().map(|(k, c)| (LoopId(*k), c.clone())).collect(), ..Default::default() }
 }
 
@@ -159,8 +159,16 @@ fn repeated_jacobi() -> Function {
     let reps = f.add_var("S", Type::Scalar(Scalar::I64), VarRole::Param, Span::NONE);
     f.params.push(Param { var: reps, intent: Intent::In, doc: String::new() });
     let body = std::mem::take(&mut f.body);
-    let outer = Loop { var: s, start: Expr::int(0), stop: Expr::var(reps, Scalar::I64), step: Expr::int(1), body };
+    let outer = Loop {
+        id: LoopId::NEW,
+        var: s,
+        start: Expr::int(0),
+        stop: Expr::var(reps, Scalar::I64),
+        step: Expr::int(1),
+        body,
+    };
     f.body = vec![Stmt::new(StmtKind::Loop(outer), Span::NONE)];
+    adjc_ir::proc::ids::renumber(&mut f.body);
     f
 }
 

@@ -183,7 +183,7 @@ fn max_ties_go_to_the_first_argument() {
     ]
     .into_iter()
     .collect();
-    run(&ad.function, &mut args, Opts { reverse_maps: true }).unwrap();
+    run(&ad.function, &mut args, Opts { reverse_maps: true, ..Opts::default() }).unwrap();
     let Value::Array(g) = &args["A_b"] else { panic!() };
     assert_eq!(g[0], 0.0);
     assert!((g[1] - 2.0 * s.cos()).abs() < 1e-15);

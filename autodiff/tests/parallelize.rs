@@ -88,7 +88,7 @@ fn same_results(original: &Function, parallel: &Function, args: &Args) {
     run(original, &mut want, Opts::default()).unwrap_or_else(|e| panic!("original failed: {e}"));
     for reverse_maps in [false, true] {
         let mut got = args.clone();
-        run(parallel, &mut got, Opts { reverse_maps })
+        run(parallel, &mut got, Opts { reverse_maps, ..Opts::default() })
             .unwrap_or_else(|e| panic!("parallel run failed (reverse_maps {reverse_maps}): {e}\n{}", text(parallel)));
         assert_same_outputs(original, parallel, &want, &got, "parallel", reverse_maps);
     }

@@ -52,8 +52,8 @@
 use crate::ctx::FnCtx;
 use crate::work::{Estimator, Work};
 use adjc_ir::{
-    walk_stmts, written_vars, AccOp, Block, Expr, ExprKind, Function, Layout, Loop, Map, Place, Scalar, Stmt, StmtKind,
-    Type, VarId, VarRole,
+    walk_stmts, written_vars, AccOp, Block, Expr, ExprKind, Function, Layout, Loop, LoopId, Map, MapId, Place, Scalar,
+    Stmt, StmtKind, Type, VarId, VarRole,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,17 +64,15 @@ pub(crate) const MIN_WORK: f64 = 20000.0;
 /// A map is collapsed when its outer trip count is a constant below this.
 pub(crate) const COLLAPSE_BELOW: i64 = 16;
 
-/// Identifies a `Map` or `Loop` statement of the function being emitted (its address,
-/// stable while the function is borrowed; only used for lookups, never iterated into the
-/// output).
-pub(crate) type MapKey = usize;
+/// Identifies a `Map` of the function being emitted: its id (unique in a valid function).
+pub(crate) type MapKey = MapId;
 
 pub(crate) fn key(m: &Map) -> MapKey {
-    m as *const Map as usize
+    m.id
 }
 
-pub(crate) fn loop_key(l: &Loop) -> MapKey {
-    l as *const Loop as usize
+pub(crate) fn loop_key(l: &Loop) -> LoopId {
+    l.id
 }
 
 /// How a map runs.
@@ -134,9 +132,9 @@ pub(crate) enum Sync {
 pub(crate) struct Plan {
     pub maps: BTreeMap<MapKey, MapPlan>,
     /// Hoisted loops (keyed by [`loop_key`]).
-    pub regions: BTreeMap<MapKey, Region>,
+    pub regions: BTreeMap<LoopId, Region>,
     /// Sequential loops inside a hoisted region that every thread runs (they hold maps).
-    pub region_loops: BTreeSet<MapKey>,
+    pub region_loops: BTreeSet<LoopId>,
     /// Scalar locals declared at the top of the function, in `VarId` order.
     pub top: Vec<VarId>,
     /// Declarations (`None` = function top, `Some(map)` = that map's body) of variables that
@@ -176,8 +174,8 @@ struct Walker<'a> {
     f: &'a Function,
     stacks: &'a BTreeSet<VarId>,
     maps: BTreeMap<MapKey, MapPlan>,
-    regions: BTreeMap<MapKey, Region>,
-    region_loops: BTreeSet<MapKey>,
+    regions: BTreeMap<LoopId, Region>,
+    region_loops: BTreeSet<LoopId>,
     uses: Vec<Use>,
     chain: Vec<MapKey>,
     parallel: Option<MapKey>,
@@ -229,7 +227,7 @@ fn ops_note(w: &Work) -> String {
 struct RegionCheck {
     written: BTreeSet<VarId>,
     est: Estimator,
-    loops: Vec<MapKey>,
+    loops: Vec<LoopId>,
     total: Work,
     constructs: usize,
     maps: usize,
@@ -276,7 +274,7 @@ impl RegionCheck {
 }
 
 /// The region around `l`, if it gets one, and the inner loops every thread runs.
-fn region_of(l: &Loop) -> Option<(Region, Vec<MapKey>)> {
+fn region_of(l: &Loop) -> Option<(Region, Vec<LoopId>)> {
     let mut refused = false;
     walk_stmts(&l.body, &mut |s| {
         refused |= matches!(

@@ -326,7 +326,7 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
         let (a, b) = (points[j].clone(), points[j + 1].clone());
         let (start, stop) =
             if step == Some(1) { (a, b) } else { (sym::canon(&b.sub(Expr::int(1))), sym::canon(&a.sub(Expr::int(1)))) };
-        let lp = Loop { var, start, stop, step: l.step.clone(), body };
+        let lp = Loop { id: LoopId::NEW, var, start, stop, step: l.step.clone(), body };
         let mut s = Stmt::new(StmtKind::Loop(lp), span);
         s.note = if pieces > 1 {
             Some(format!(

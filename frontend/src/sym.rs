@@ -5,7 +5,6 @@
 
 use adjc_ir::{BinOp, Expr, ExprKind, Literal, Scalar, UnOp, VarId};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Atom {
@@ -27,70 +26,8 @@ impl PartialEq for Lin {
     }
 }
 
-/// A structural key of an expression that ignores spans.
-pub fn key(e: &Expr) -> String {
-    let mut s = String::new();
-    write_key(e, &mut s);
-    s
-}
-
-fn write_key(e: &Expr, s: &mut String) {
-    match &e.kind {
-        ExprKind::Const(Literal::Int(v)) => {
-            let _ = write!(s, "{v}");
-        }
-        ExprKind::Const(Literal::Float(v)) => {
-            let _ = write!(s, "{v:?}{}", e.ty);
-        }
-        ExprKind::Const(Literal::Bool(b)) => {
-            let _ = write!(s, "{b}");
-        }
-        ExprKind::Var(v) => {
-            let _ = write!(s, "v{}", v.0);
-        }
-        ExprKind::Load(v, idx) => {
-            let _ = write!(s, "v{}[", v.0);
-            for i in idx {
-                write_key(i, s);
-                s.push(',');
-            }
-            s.push(']');
-        }
-        ExprKind::Unary(op, a) => {
-            let _ = write!(s, "({op:?} ");
-            write_key(a, s);
-            s.push(')');
-        }
-        ExprKind::Binary(op, a, b) => {
-            let _ = write!(s, "({op:?} ");
-            write_key(a, s);
-            s.push(' ');
-            write_key(b, s);
-            s.push(')');
-        }
-        ExprKind::Call(f, args) => {
-            let _ = write!(s, "({}", f.name());
-            for a in args {
-                s.push(' ');
-                write_key(a, s);
-            }
-            s.push(')');
-        }
-        ExprKind::Select(c, a, b) => {
-            s.push_str("(sel ");
-            for x in [c, a, b] {
-                write_key(x, s);
-                s.push(' ');
-            }
-            s.push(')');
-        }
-        ExprKind::Cast(a) => {
-            let _ = write!(s, "({} ", e.ty);
-            write_key(a, s);
-            s.push(')');
-        }
-    }
-}
+/// A structural key of an expression that ignores spans (one definition for every stage).
+pub use adjc_ir::proc::eq::key;
 
 impl Lin {
     pub fn constant(c: i64) -> Lin {

@@ -33,7 +33,7 @@ end subroutine k
 fn k(n: i64 in, a: f64[n + 2, 1:n] colmajor in, b: f64[1:n] colmajor out)
   var i: i64 (index)
 {
-  loop i in range(n, 0, -1) {  # 7
+  L0: loop i in range(n, 0, -1) {  # 7
     b[i] = a[i - 1, i] + a[i + 1, 1]  # 8
   }
 }

@@ -68,6 +68,33 @@
 //! 7. Both sides of every [`Assumption`] are `i64` expressions over parameters; its guard,
 //!    if any, a `bool` expression over parameters.
 //!
+//! 8. Every [`Loop`] of a function has its own [`LoopId`] and every [`Map`] its own
+//!    [`MapId`] (none is [`LoopId::NEW`] / [`MapId::NEW`]); see "Identities".
+//!
+//! ## Identities
+//!
+//! Loops and maps are named by small typed ids, never by their addresses: `L3` is the loop
+//! `--emit ir` prints as `L3: loop ...`, the one `--checkpoint L3=every:4` and the memory
+//! plan's report name. The rule:
+//!
+//! * **Unique per function, per kind**: no two loops of one function share a `LoopId`, no
+//!   two maps a `MapId` (a loop and a map may both be number 3). Ids mean nothing across
+//!   functions.
+//! * **Frontends assign** them in source order: every loop and map is built with
+//!   [`LoopId::NEW`] / [`MapId::NEW`], and the finished function is numbered by
+//!   [`proc::ids::settle`], which numbers in pre-order (program order, outer before inner)
+//!   from 0. So `L0` is the first loop of the source (after inlining, calls included).
+//! * **Passes keep what they keep**: an IR → IR pass that keeps a loop or map (rebuilt with
+//!   `..l.clone()`, or moved) keeps its id; one it creates gets `NEW`; one it copies (a
+//!   re-run of a body in the reverse sweep, a recomputation) keeps the id in the copy for
+//!   the time being. Before returning, the pass calls [`proc::ids::settle`]: the first
+//!   occurrence of an id in pre-order keeps it, every later copy and every `NEW` gets a
+//!   fresh id above the largest in use. Hence the forward sweep of an adjoint keeps the
+//!   primal's ids and the reversed loops get new ones, and a loop that `parallelize`
+//!   leaves sequential is still `L3` in the function `reverse` sees.
+//! * Analyses key tables by id, and may assume uniqueness of their *input* (valid IR); a
+//!   pass must not key by id the IR it is building before settling it.
+//!
 //! ## Who produces and consumes what
 //!
 //! * Frontends produce a `Module` with *primal* functions. They own all source syntax and
@@ -87,10 +114,14 @@
 pub mod diag;
 pub mod eval;
 pub mod print;
+pub mod proc;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod validate;
 mod visit;
 
 pub use diag::Diagnostic;
+pub use proc::access::{read_vars, written_vars};
 pub use visit::*;
 
 use std::fmt;
@@ -202,6 +233,70 @@ pub struct VarId(pub u32);
 impl VarId {
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// The identity of a [`Loop`] inside its function, printed `L3` (see "Identities" in the
+/// crate docs). [`LoopId::NEW`] marks a loop a stage has just built and not numbered yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopId(pub u32);
+
+/// The identity of a [`Map`] inside its function, printed `M7` (see [`LoopId`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MapId(pub u32);
+
+impl LoopId {
+    /// Not numbered yet: [`proc::ids::settle`] gives it a fresh id.
+    pub const NEW: LoopId = LoopId(u32::MAX);
+    pub fn is_new(self) -> bool {
+        self == LoopId::NEW
+    }
+}
+
+impl MapId {
+    /// Not numbered yet: [`proc::ids::settle`] gives it a fresh id.
+    pub const NEW: MapId = MapId(u32::MAX);
+    pub fn is_new(self) -> bool {
+        self == MapId::NEW
+    }
+}
+
+/// `L3` (`L?` when not numbered yet).
+impl fmt::Display for LoopId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_new() {
+            f.write_str("L?")
+        } else {
+            write!(f, "L{}", self.0)
+        }
+    }
+}
+
+/// `M7` (`M?` when not numbered yet).
+impl fmt::Display for MapId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_new() {
+            f.write_str("M?")
+        } else {
+            write!(f, "M{}", self.0)
+        }
+    }
+}
+
+/// `L3` → `LoopId(3)`: how users name loops (`--checkpoint L3=every:4`).
+impl std::str::FromStr for LoopId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<LoopId, String> {
+        let bad = || format!("`{s}` is not a loop id (L0, L1, ...)");
+        let digits = s.strip_prefix('L').ok_or_else(bad)?;
+        // Only the spelling `Display` writes: no sign, no leading zeros.
+        let canonical = !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'));
+        match digits.parse::<u32>() {
+            Ok(k) if canonical && k != u32::MAX => Ok(LoopId(k)),
+            _ => Err(bad()),
+        }
     }
 }
 
@@ -737,6 +832,8 @@ impl AccOp {
 /// are evaluated once, on entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Loop {
+    /// The loop's identity (see "Identities" in the crate docs).
+    pub id: LoopId,
     pub var: VarId,
     pub start: Expr,
     pub stop: Expr,
@@ -756,6 +853,8 @@ pub struct MapDim {
 /// interaction allowed between them is `shared` accumulation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Map {
+    /// The map's identity (see "Identities" in the crate docs).
+    pub id: MapId,
     pub dims: Vec<MapDim>,
     pub body: Block,
 }

@@ -4,8 +4,8 @@
 //! fn jacobi_1d(TSTEPS: i64 in, A: f64[N] inout, B: f64[N] inout, size N: i64)
 //!   local i: i64 index
 //! {
-//!   loop t in range(1, TSTEPS, 1) {                          # 5
-//!     map i in [1, N - 1) {                                  # 6
+//!   L0: loop t in range(1, TSTEPS, 1) {                      # 5
+//!     M0: map i in [1, N - 1) {                              # 6
 //!       B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])        # 6
 //!     }
 //!   }
@@ -228,7 +228,8 @@ fn print_block(f: &Function, b: &Block, depth: usize, out: &mut String) {
             StmtKind::Loop(l) => {
                 let _ = writeln!(
                     out,
-                    "{ind}loop {} in range({}, {}, {}) {{{tag}",
+                    "{ind}{}: loop {} in range({}, {}, {}) {{{tag}",
+                    l.id,
                     f.var(l.var).name,
                     expr_str(f, &l.start),
                     expr_str(f, &l.stop),
@@ -243,7 +244,7 @@ fn print_block(f: &Function, b: &Block, depth: usize, out: &mut String) {
                     .iter()
                     .map(|d| format!("{} in [{}, {})", f.var(d.var).name, expr_str(f, &d.start), expr_str(f, &d.stop)))
                     .collect();
-                let _ = writeln!(out, "{ind}map {} {{{tag}", dims.join(", "));
+                let _ = writeln!(out, "{ind}{}: map {} {{{tag}", m.id, dims.join(", "));
                 print_block(f, &m.body, depth + 1, out);
                 let _ = writeln!(out, "{ind}}}");
             }

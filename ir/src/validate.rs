@@ -25,7 +25,14 @@ pub fn validate_module(m: &Module) -> Result<(), ValidationError> {
 }
 
 pub fn validate(f: &Function) -> Result<(), ValidationError> {
-    let mut v = Validator { f, bound: Vec::new(), ever_bound: vec![false; f.vars.len()], span: f.span };
+    let mut v = Validator {
+        f,
+        bound: Vec::new(),
+        ever_bound: vec![false; f.vars.len()],
+        span: f.span,
+        loop_ids: std::collections::HashSet::new(),
+        map_ids: std::collections::HashSet::new(),
+    };
     for (k, p) in f.params.iter().enumerate() {
         v.check_var(p.var)?;
         if f.params[..k].iter().any(|q| q.var == p.var) {
@@ -142,6 +149,9 @@ struct Validator<'a> {
     bound: Vec<VarId>,
     ever_bound: Vec<bool>,
     span: Span,
+    /// Ids of the loops and maps seen so far (unique per function, invariant 8).
+    loop_ids: std::collections::HashSet<LoopId>,
+    map_ids: std::collections::HashSet<MapId>,
 }
 
 impl Validator<'_> {
@@ -229,6 +239,12 @@ impl Validator<'_> {
                 }
             }
             StmtKind::Loop(l) => {
+                if l.id.is_new() {
+                    return self.err("loop without an id (a stage did not settle its ids)".into());
+                }
+                if !self.loop_ids.insert(l.id) {
+                    return self.err(format!("two loops have id {}", l.id));
+                }
                 self.int_expr(&l.start, "a loop start")?;
                 self.int_expr(&l.stop, "a loop stop")?;
                 self.int_expr(&l.step, "a loop step")?;
@@ -242,6 +258,12 @@ impl Validator<'_> {
             StmtKind::Map(m) => {
                 if m.dims.is_empty() {
                     return self.err("map without dimensions".into());
+                }
+                if m.id.is_new() {
+                    return self.err("map without an id (a stage did not settle its ids)".into());
+                }
+                if !self.map_ids.insert(m.id) {
+                    return self.err(format!("two maps have id {}", m.id));
                 }
                 for d in &m.dims {
                     self.int_expr(&d.start, "a map start")?;
@@ -418,6 +440,7 @@ mod tests {
         let iv = Expr::var(i, Scalar::I64);
         f.body = vec![Stmt::new(
             StmtKind::Map(Map {
+                id: MapId(0),
                 dims: vec![MapDim { var: i, start: Expr::int(0), stop: Expr::var(n, Scalar::I64) }],
                 body: vec![Stmt::assign(
                     Place::element(a, vec![iv.clone()]),
@@ -434,7 +457,7 @@ mod tests {
     fn accepts_well_formed_function() {
         validate(&sample()).unwrap();
         let text = print::print_function(&sample());
-        assert!(text.contains("map i in [0, N) {"), "{text}");
+        assert!(text.contains("M0: map i in [0, N) {"), "{text}");
         assert!(text.contains("A[i] = A[i] * 2.0"), "{text}");
     }
 
@@ -471,6 +494,33 @@ mod tests {
         f.assumptions.pop();
         f.assumptions.push(assume(Expr::float(1.0, Scalar::F64), Expr::float(1.0, Scalar::F64)));
         assert!(validate(&f).unwrap_err().message.contains("compares non-integers"));
+    }
+
+    #[test]
+    fn rejects_duplicate_and_unnumbered_ids() {
+        let mut f = sample();
+        let map = f.body[0].clone();
+        f.body.push(map);
+        let e = validate(&f).unwrap_err().message;
+        assert!(e.contains("two maps have id M0"), "{e}");
+        proc::ids::settle(&mut f.body);
+        validate(&f).unwrap();
+        assert!(print::print_function(&f).contains("M1: map i in [0, N) {"));
+        // Two loops with one id; then a loop nobody numbered.
+        let lp = |id| {
+            let l =
+                Loop { id, var: VarId(2), start: Expr::int(0), stop: Expr::int(1), step: Expr::int(1), body: vec![] };
+            Stmt::new(StmtKind::Loop(l), Span::NONE)
+        };
+        f.body = vec![lp(LoopId(3)), lp(LoopId(3))];
+        let e = validate(&f).unwrap_err().message;
+        assert!(e.contains("two loops have id L3"), "{e}");
+        f.body = vec![lp(LoopId(3)), lp(LoopId::NEW)];
+        let e = validate(&f).unwrap_err().message;
+        assert!(e.contains("loop without an id"), "{e}");
+        proc::ids::settle(&mut f.body);
+        validate(&f).unwrap();
+        assert!(print::print_function(&f).contains("L4: loop i in range(0, 1, 1)"));
     }
 
     #[test]

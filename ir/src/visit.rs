@@ -151,39 +151,3 @@ pub fn walk_stmts(block: &Block, f: &mut dyn FnMut(&Stmt)) {
 pub fn walk_exprs(block: &Block, f: &mut dyn FnMut(&Expr)) {
     walk_stmts(block, &mut |s| s.exprs(&mut |e| e.walk(f)));
 }
-
-/// Variables written anywhere in `block` (assigned, accumulated, popped, library outputs).
-pub fn written_vars(block: &Block) -> Vec<VarId> {
-    let mut out = Vec::new();
-    walk_stmts(block, &mut |s| {
-        if let Some(v) = s.written_var() {
-            if !out.contains(&v) {
-                out.push(v);
-            }
-        }
-    });
-    out
-}
-
-/// Variables read anywhere in `block` (including in indices and bounds).
-pub fn read_vars(block: &Block) -> Vec<VarId> {
-    let mut out = Vec::new();
-    walk_stmts(block, &mut |s| {
-        s.exprs(&mut |e| {
-            for v in e.vars() {
-                if !out.contains(&v) {
-                    out.push(v);
-                }
-            }
-        });
-        if let StmtKind::Call(c) = &s.kind {
-            let old = c.reads_out().then_some(&c.out);
-            for v in c.args.iter().chain(old) {
-                if !out.contains(v) {
-                    out.push(*v);
-                }
-            }
-        }
-    });
-    out
-}

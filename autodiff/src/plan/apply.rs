@@ -56,6 +56,8 @@ pub fn apply(f: &Function, recompute: &BTreeSet<String>) -> Result<Block, String
             _ => body.push(s.clone()),
         }
     }
+    // Recomputations copy forward loops: the copies get fresh ids.
+    adjc_ir::proc::ids::settle(&mut body);
     Ok(body)
 }
 

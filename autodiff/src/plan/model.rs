@@ -291,7 +291,7 @@ fn loop_candidate(
         Ok(v) => v,
         Err(_) => {
             return Ok(Candidate {
-                id: format!("loop{}", l.id.0),
+                id: l.id.to_string(),
                 kind: CandidateKind::Loop(l.id, Vec::new()),
                 line: l.span.line,
                 bytes: 0,
@@ -327,7 +327,7 @@ fn loop_candidate(
         }
     }
     Ok(Candidate {
-        id: format!("loop{}", l.id.0),
+        id: l.id.to_string(),
         kind: CandidateKind::Loop(l.id, options),
         line: l.span.line,
         bytes: trips * step_tape,

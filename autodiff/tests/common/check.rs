@@ -157,7 +157,8 @@ pub fn check_adjoint(primal: &Function, adjoint: Adjoint, fixed: &[(&str, Value)
             };
             args.insert(var.name.clone(), v);
         }
-        run(fb, &mut args, Opts { reverse_maps }).unwrap_or_else(|e| panic!("adjoint run failed: {e}\n{}", show()));
+        run(fb, &mut args, Opts { reverse_maps, ..Opts::default() })
+            .unwrap_or_else(|e| panic!("adjoint run failed: {e}\n{}", show()));
         // Primal outputs as the forward function leaves them.
         for q in &primal.params {
             if q.intent == Intent::In {

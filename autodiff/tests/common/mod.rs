@@ -1,4 +1,3 @@
-pub mod builder;
+pub use adjc_ir::testing::{builder, interp};
 pub mod check;
-pub mod interp;
 pub mod kernels;

@@ -83,7 +83,9 @@ impl FnBuilder {
         self.f.body.push(s);
     }
 
-    pub fn finish(self) -> Function {
+    /// Numbers loops and maps in program order (as a frontend does) and validates.
+    pub fn finish(mut self) -> Function {
+        adjc_ir::proc::ids::settle(&mut self.f.body);
         if let Err(e) = validate::validate(&self.f) {
             panic!("test IR is invalid: {e}");
         }
@@ -121,11 +123,11 @@ pub fn shared_acc(target: Place, op: AccOp, value: Expr, line: u32) -> Stmt {
 
 pub fn map(dims: Vec<(VarId, Expr, Expr)>, body: Vec<Stmt>, line: u32) -> Stmt {
     let dims = dims.into_iter().map(|(var, start, stop)| MapDim { var, start, stop }).collect();
-    Stmt::new(StmtKind::Map(Map { dims, body }), sp(line))
+    Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), sp(line))
 }
 
 pub fn range(var: VarId, start: Expr, stop: Expr, step: Expr, body: Vec<Stmt>, line: u32) -> Stmt {
-    Stmt::new(StmtKind::Loop(Loop { var, start, stop, step, body }), sp(line))
+    Stmt::new(StmtKind::Loop(Loop { id: LoopId::NEW, var, start, stop, step, body }), sp(line))
 }
 
 pub fn section(title: &str, body: Vec<Stmt>) -> Stmt {

@@ -373,7 +373,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         if inside_map {
             for (k, id) in ids.iter().enumerate().rev() {
                 let stop = canon(&shape[k].clone().add(Expr::int(1)));
-                let l = Loop { var: *id, start: Expr::int(1), stop, step: Expr::int(1), body: inner };
+                let l = Loop { id: LoopId::NEW, var: *id, start: Expr::int(1), stop, step: Expr::int(1), body: inner };
                 inner = vec![Stmt::new(StmtKind::Loop(l), self.span)];
             }
             if let Some(b) = self.blocks.last_mut() {
@@ -385,7 +385,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .zip(&shape)
                 .map(|(id, ext)| MapDim { var: *id, start: Expr::int(1), stop: canon(&ext.clone().add(Expr::int(1))) })
                 .collect();
-            self.emit(StmtKind::Map(Map { dims, body: inner }));
+            self.emit(StmtKind::Map(Map { id: MapId::NEW, dims, body: inner }));
         }
         self.span = saved;
         Ok(Expr::var(acc, t))
@@ -445,7 +445,14 @@ impl<'s, 't> Lowerer<'s, 't> {
             self.span,
         ));
         let stop = canon(&inner.add(Expr::int(1)));
-        self.emit(StmtKind::Loop(Loop { var: kv, start: Expr::int(1), stop, step: Expr::int(1), body }));
+        self.emit(StmtKind::Loop(Loop {
+            id: LoopId::NEW,
+            var: kv,
+            start: Expr::int(1),
+            stop,
+            step: Expr::int(1),
+            body,
+        }));
         Ok(Expr::var(acc, t))
     }
 }

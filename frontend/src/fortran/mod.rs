@@ -160,6 +160,8 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
         }
     }
     crate::bounds::prune_checks(&mut f);
+    // Loops and maps are numbered in source order ("Identities" in adjc_ir).
+    adjc_ir::proc::ids::settle(&mut f.body);
     if let Err(e) = adjc_ir::validate::validate(&f) {
         return Err(Diagnostic::error(
             e.span,

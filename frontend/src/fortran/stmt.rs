@@ -301,7 +301,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             })
         });
         if !overlap {
-            self.emit(StmtKind::Map(Map { dims, body }));
+            self.emit(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
             return Ok(());
         }
         // Fortran evaluates the whole right-hand side first: compute into a temporary of
@@ -325,7 +325,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             _ => {}
         }
-        self.emit(StmtKind::Map(Map { dims: dims.clone(), body }));
+        self.emit(StmtKind::Map(Map { id: MapId::NEW, dims: dims.clone(), body }));
         let mut dims2 = Vec::new();
         let mut index2 = index.clone();
         for d in &dims {
@@ -340,7 +340,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             span,
         )
         .with_note(format!("copy from the temporary (the right-hand side reads `{}`)", self.f.var(var).name));
-        self.emit(StmtKind::Map(Map { dims: dims2, body: vec![copy] }));
+        self.emit(StmtKind::Map(Map { id: MapId::NEW, dims: dims2, body: vec![copy] }));
         Ok(())
     }
 
@@ -418,7 +418,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.loops.pop();
         let body = body?;
         self.span = span;
-        self.emit(StmtKind::Loop(Loop { var: iv, start, stop, step, body }));
+        self.emit(StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step, body }));
         Ok(())
     }
 
@@ -654,7 +654,10 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let mut body = body?;
         for (iv, start, stop, step) in loops.into_iter().rev() {
-            body = vec![Stmt::new(StmtKind::Loop(Loop { var: iv, start, stop, step: Expr::int(step), body }), span)];
+            body = vec![Stmt::new(
+                StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step: Expr::int(step), body }),
+                span,
+            )];
         }
         if let Some(b) = self.blocks.last_mut() {
             b.extend(body);

@@ -261,6 +261,7 @@ impl Lowerer<'_> {
         let nest = looped.iter().zip(&vars).rev().fold(body, |body, (&d, &v)| {
             vec![Stmt::new(
                 StmtKind::Loop(Loop {
+                    id: LoopId::NEW,
                     var: v,
                     start: Expr::int(0),
                     stop: crate::sym::canon(&a.shape[d]),

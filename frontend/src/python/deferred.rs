@@ -390,7 +390,7 @@ impl Lowerer<'_> {
                 self.pop_names(rank);
                 let body =
                     vec![Stmt::new(StmtKind::Accumulate { target: place.clone(), op: acc, value, shared: true }, span)];
-                self.emit_kind(StmtKind::Map(Map { dims, body }));
+                self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
                 if *op == RedOp::Mean {
                     let count = arg.shape.iter().fold(Expr::int(1), |acc, x| acc.mul(self.length(x)));
                     let value = Expr::var(target, elem).div(count.cast(elem));
@@ -411,7 +411,14 @@ impl Lowerer<'_> {
                 let body =
                     vec![Stmt::new(StmtKind::Accumulate { target: place, op: AccOp::Add, value, shared: false }, span)];
                 let stop = crate::sym::canon(crate::sym::unclamp(&a.shape[0]));
-                self.emit_kind(StmtKind::Loop(Loop { var: kv, start: Expr::int(0), stop, step: Expr::int(1), body }));
+                self.emit_kind(StmtKind::Loop(Loop {
+                    id: LoopId::NEW,
+                    var: kv,
+                    start: Expr::int(0),
+                    stop,
+                    step: Expr::int(1),
+                    body,
+                }));
                 Ok(())
             }
             DefOp::Fresh { .. } | DefOp::Outer { .. } => {
@@ -485,7 +492,7 @@ impl Lowerer<'_> {
                 )];
                 for (v, start, stop) in loops.into_iter().rev() {
                     inner = vec![Stmt::new(
-                        StmtKind::Loop(Loop { var: v, start, stop, step: Expr::int(1), body: inner }),
+                        StmtKind::Loop(Loop { id: LoopId::NEW, var: v, start, stop, step: Expr::int(1), body: inner }),
                         span,
                     )];
                 }
@@ -496,7 +503,7 @@ impl Lowerer<'_> {
                     let value = place.to_expr(elem).div(crate::sym::canon(&count).cast(elem));
                     body.push(Stmt::new(StmtKind::Assign { target: place, value }, span));
                 }
-                self.emit_kind(StmtKind::Map(Map { dims, body }));
+                self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
                 Ok(())
             }
             DefOp::MatMul { a, b } => {
@@ -527,6 +534,7 @@ impl Lowerer<'_> {
                     Stmt::new(StmtKind::Assign { target: place, value: zero(elem) }, span),
                     Stmt::new(
                         StmtKind::Loop(Loop {
+                            id: LoopId::NEW,
                             var: kv,
                             start: Expr::int(0),
                             stop,
@@ -536,7 +544,7 @@ impl Lowerer<'_> {
                         span,
                     ),
                 ];
-                self.emit_kind(StmtKind::Map(Map { dims, body }));
+                self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
                 Ok(())
             }
         }

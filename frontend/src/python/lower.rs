@@ -976,7 +976,7 @@ impl<'m> Lowerer<'m> {
             }
         }
         self.span = span;
-        self.emit_kind(StmtKind::Loop(Loop { var: iv, start, stop, step, body }));
+        self.emit_kind(StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step, body }));
         // Python keeps the last value of the loop variable; the IR index only exists
         // inside its loop.
         let sc = self.scope_mut();

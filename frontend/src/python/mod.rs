@@ -146,6 +146,8 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
                 }
                 crate::bounds::prune_checks(&mut f);
                 crate::bounds::peel_negative_indices(&mut f);
+                // Loops and maps are numbered in source order ("Identities" in adjc_ir).
+                adjc_ir::proc::ids::settle(&mut f.body);
                 if let Err(e) = adjc_ir::validate::validate(&f) {
                     return Err(Diagnostic::error(
                         e.span,

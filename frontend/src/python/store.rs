@@ -173,7 +173,7 @@ impl Lowerer<'_> {
                 StmtKind::Assign { target: place, value: val }
             };
             self.pop_names(rank);
-            self.emit_kind(StmtKind::Map(Map { dims, body: vec![Stmt::new(kind, span)] }));
+            self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![Stmt::new(kind, span)] }));
             return Ok(());
         }
         self.pop_names(rank);
@@ -194,13 +194,13 @@ impl Lowerer<'_> {
             (t.view_var().unwrap_or(place.var), place.index.clone())
         };
         let first = Stmt::new(StmtKind::Assign { target: Place::element(tvar, tidx.clone()), value: full }, span);
-        self.emit_kind(StmtKind::Map(Map { dims, body: vec![first] }));
+        self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![first] }));
         let (dims2, idx2) = self.map_dims(dest);
         let place2 = self.place_of(dest, &idx2)?;
         let tidx2 = if shape_ok || bounds_ok { idx2.clone() } else { place2.index.clone() };
         self.pop_names(rank);
         let copy = Stmt::new(StmtKind::Assign { target: place2, value: Expr::load(tvar, tidx2, dest.elem) }, span);
-        self.emit_kind(StmtKind::Map(Map { dims: dims2, body: vec![copy] }));
+        self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims: dims2, body: vec![copy] }));
         Ok(())
     }
 
@@ -331,7 +331,7 @@ impl Lowerer<'_> {
             },
             span,
         )];
-        self.emit_kind(StmtKind::Map(Map { dims, body }));
+        self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
         Ok(())
     }
 }

@@ -1,8 +1,8 @@
-//! A small builder for primal IR functions, until the frontend lands.
+//! The IR builder of the tests: functions written in a few lines (`lp`, `map`, `assign`,
+//! `acc`, expressions with operators through [`E`]), spans numbered by position, loops and
+//! maps numbered as a frontend does, validated on [`B::finish`].
 
-#![allow(dead_code)]
-
-use adjc_ir::*;
+use crate::*;
 use std::ops;
 
 /// An expression with operators (`a + b`, `a * 2.0`, `i - 1`).
@@ -160,7 +160,8 @@ impl B {
         E(Expr::load(id, idx.into_iter().map(|e| e.0).collect(), self.f.var(id).ty.elem()))
     }
     /// Numbers statements in pre-order (line = position) so notes and spans are readable,
-    /// and validates.
+    /// numbers loops and maps (`L0`, `M0`, ... in program order, as a frontend does), and
+    /// validates.
     pub fn finish(mut self, body: Block) -> Function {
         let mut line = 1;
         #[allow(clippy::items_after_statements)]
@@ -175,6 +176,7 @@ impl B {
         }
         self.f.body = body;
         number(&mut self.f.body, &mut line);
+        crate::proc::ids::settle(&mut self.f.body);
         validate::validate(&self.f).unwrap_or_else(|e| panic!("test primal invalid: {e}"));
         self.f
     }
@@ -193,11 +195,15 @@ pub fn acc(p: Place, op: AccOp, e: E, shared: bool) -> Stmt {
     Stmt::new(StmtKind::Accumulate { target: p, op, value: e.0, shared }, Span::NONE)
 }
 pub fn lp(var: VarId, start: E, stop: E, step: i64, body: Block) -> Stmt {
-    Stmt::new(StmtKind::Loop(Loop { var, start: start.0, stop: stop.0, step: Expr::int(step), body }), Span::NONE)
+    Stmt::new(
+        StmtKind::Loop(Loop { id: LoopId::NEW, var, start: start.0, stop: stop.0, step: Expr::int(step), body }),
+        Span::NONE,
+    )
 }
 pub fn map(dims: Vec<(VarId, E, E)>, body: Block) -> Stmt {
     Stmt::new(
         StmtKind::Map(Map {
+            id: MapId::NEW,
             dims: dims.into_iter().map(|(var, a, b)| MapDim { var, start: a.0, stop: b.0 }).collect(),
             body,
         }),

@@ -12,9 +12,7 @@
 //!   another, or a `shared` accumulation target also read or written plainly, is an error;
 //! * push/pop inside a map is an error; every tape must be empty at the end.
 
-#![allow(dead_code)]
-
-use adjc_ir::*;
+use crate::*;
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,6 +69,18 @@ pub type Args = BTreeMap<String, Value>;
 pub struct Opts {
     /// Run the iterations of every map in reverse order.
     pub reverse_maps: bool,
+    /// Round every `f32` result (expressions, stores) to single precision, as the generated
+    /// C computes: the frontends' tests compare with NumPy and gfortran that way. Off for
+    /// adjoint checks, whose finite differences need every digit.
+    pub single_precision: bool,
+}
+
+/// `x` rounded to single precision.
+fn single(x: Val) -> Val {
+    match x {
+        Val::F(v) => Val::F(v as f32 as f64),
+        other => other,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -250,6 +260,7 @@ impl<'f> M<'f> {
     }
 
     fn store(&mut self, p: &Place, x: Val, kind: u8) -> Result<(), String> {
+        let x = if self.opts.single_precision && self.f.var(p.var).ty.elem() == Scalar::F32 { single(x) } else { x };
         if p.index.is_empty() {
             self.note(p.var, 0, kind)?;
             self.slots[p.var.index()] = Slot::Scalar(x);
@@ -286,6 +297,11 @@ impl<'f> M<'f> {
     }
 
     fn eval(&mut self, e: &Expr) -> Result<Val, String> {
+        let x = self.eval_exact(e)?;
+        Ok(if self.opts.single_precision && e.ty == Scalar::F32 { single(x) } else { x })
+    }
+
+    fn eval_exact(&mut self, e: &Expr) -> Result<Val, String> {
         Ok(match &e.kind {
             ExprKind::Const(Literal::Float(x)) => Val::F(*x),
             ExprKind::Const(Literal::Int(x)) => Val::I(*x),
@@ -350,7 +366,7 @@ impl<'f> M<'f> {
         Place { var, index: v.index_of(&ie) }
     }
 
-    /// A library call, element by element (the definition in `adjc_ir::LibCall`).
+    /// A library call, element by element (the definition in `crate::LibCall`).
     fn call(&mut self, c: &LibCall) -> Result<(), String> {
         if self.race.is_some() {
             return Err("library call inside a parallel map".into());
