@@ -3,7 +3,8 @@
 //! source text (the assembled text of all files; `source` maps it back to file:line).
 //!
 //! `parse` builds it once from the tree-sitter tree, and is the only module that knows
-//! tree-sitter's node kinds. Lowering (`scan`, `decl`, `lower`, `stmt`, `expr`,
+//! tree-sitter's node kinds (with `syntax`, which reports syntax errors on the tree
+//! before). Lowering (`scan`, `decl`, `lower`, `stmt`, `expr`,
 //! `intrinsics`, `blas`, `inline`) reads this tree only; an inlined call lowers the
 //! callee's tree again at every call site, it never re-reads the parser's tree.
 //!
@@ -39,6 +40,12 @@
 //! - statement functions (`f(x) = ...` before the first executable statement) parse as
 //!   assignments to a call-like left-hand side; telling them apart needs the declarations
 //!   (an undeclared `f` that is not an array), so it belongs to the start of lowering.
+//! - F77 `DIMENSION x(n)` statements are not recognised yet: the parser leaves them as
+//!   the `Unsupported` node of whatever tree-sitter made of them.
+//!
+//! To add a construct: its variant here, its conversion in `parse` (with a test in
+//! `parse::tests` asserting the tree), its lowering in `stmt`, `expr` or `decl`, and an
+//! example in `examples/fortran/` checked end to end.
 
 use adjc_ir::{Diagnostic, Intent, Span};
 
