@@ -1,20 +1,19 @@
 //! Declarations of one procedure: types, intents, `parameter` constants and array
 //! shapes, gathered per name before any statement is lowered (Fortran declares
-//! everything up front, and `call_expression` nodes need the table to tell an array
-//! reference from a function call).
+//! everything up front, and a call-like reference `a(i)` needs the table to tell an
+//! array element from a function call).
 
-use super::syntax::{children, named, span_of, text};
+use super::ast::{self, AttrKind, Decl, DeclPart, Expr, TypeSpec};
 use adjc_ir::{Diagnostic, Intent, Span};
 use std::collections::BTreeMap;
-use tree_sitter::Node;
 
 /// One axis of a declared array.
 #[derive(Clone, Copy)]
 pub enum DimSpec<'t> {
     /// `upper` or `lower:upper`.
-    Explicit { lower: Option<Node<'t>>, upper: Node<'t> },
+    Explicit { lower: Option<&'t Expr>, upper: &'t Expr },
     /// `:` or `lower:` (assumed shape, deferred shape).
-    Assumed { lower: Option<Node<'t>> },
+    Assumed { lower: Option<&'t Expr> },
     /// `*`.
     AssumedSize,
 }
@@ -25,12 +24,12 @@ pub struct Sym<'t> {
     /// As spelled in its first declaration.
     pub name: String,
     pub span: Span,
-    /// The `intrinsic_type` (or `derived_type`) node.
-    pub ty: Option<Node<'t>>,
+    /// The declared type.
+    pub ty: Option<&'t TypeSpec>,
     pub dims: Option<Vec<DimSpec<'t>>>,
     pub intent: Option<Intent>,
     pub parameter: bool,
-    pub init: Option<Node<'t>>,
+    pub init: Option<&'t Expr>,
     /// `allocatable`: the shape comes from an `allocate` statement.
     pub allocatable: bool,
     /// `save`: the value is kept from one call to the next.
@@ -56,132 +55,73 @@ impl Sym<'_> {
 
 pub type Table<'t> = BTreeMap<String, Sym<'t>>;
 
-fn unsupported(src: &str, n: Node, what: &str, help: &str) -> Diagnostic {
-    Diagnostic::error(span_of(src, n), format!("{what} not supported")).with_help(help.to_string())
+fn unsupported(span: Span, what: &str, help: &str) -> Diagnostic {
+    Diagnostic::error(span, format!("{what} not supported")).with_help(help.to_string())
 }
 
-/// The parts of `a:b:c` between colons (`None` where a part is omitted).
-pub fn colon_parts<'t>(n: Node<'t>) -> Vec<Option<Node<'t>>> {
-    let mut parts = vec![None];
-    for c in children(n) {
-        if !c.is_named() && c.kind() == ":" {
-            parts.push(None);
-        } else if c.is_named() {
-            if let Some(last) = parts.last_mut() {
-                *last = Some(c);
-            }
-        }
-    }
-    parts
-}
-
-pub fn dim_specs<'t>(src: &str, list: Node<'t>) -> Result<Vec<DimSpec<'t>>, Diagnostic> {
-    if named(list).is_empty() {
-        return Err(Diagnostic::error(span_of(src, list), "an array needs at least one dimension")
+/// The axes of a declared shape (an error for an empty or malformed one).
+pub fn dim_specs(shape: &ast::Shape) -> Result<Vec<DimSpec<'_>>, Diagnostic> {
+    if shape.dims.is_empty() {
+        return Err(Diagnostic::error(shape.span, "an array needs at least one dimension")
             .with_help("give its bounds, e.g. `x(n)` or `x(:)`"));
     }
     let mut dims = Vec::new();
-    for d in named(list) {
-        if text(src, d).trim() == "*" || d.kind() == "assumed_size" {
-            dims.push(DimSpec::AssumedSize);
-        } else if d.kind() == "extent_specifier" {
-            let parts = colon_parts(d);
-            match (parts.first().copied().flatten(), parts.get(1).copied().flatten()) {
-                (lower, Some(upper)) if parts.len() == 2 => {
-                    if text(src, upper).trim() == "*" {
-                        dims.push(DimSpec::AssumedSize);
-                    } else {
-                        dims.push(DimSpec::Explicit { lower, upper });
-                    }
-                }
-                (lower, None) if parts.len() == 2 => dims.push(DimSpec::Assumed { lower }),
-                _ => return Err(Diagnostic::error(span_of(src, d), "malformed array bounds")),
-            }
-        } else {
-            dims.push(DimSpec::Explicit { lower: None, upper: d });
-        }
+    for d in &shape.dims {
+        dims.push(match d {
+            ast::DimSpec::Explicit { lower, upper } => DimSpec::Explicit { lower: lower.as_ref(), upper },
+            ast::DimSpec::Assumed { lower } => DimSpec::Assumed { lower: lower.as_ref() },
+            ast::DimSpec::AssumedSize => DimSpec::AssumedSize,
+            ast::DimSpec::Malformed(span) => return Err(Diagnostic::error(*span, "malformed array bounds")),
+        });
     }
     Ok(dims)
 }
 
-/// Adds the names declared by `decl` (a `variable_declaration`) to `table`. With `once`
-/// (the declarations of one scope), a name given a type, shape or intent twice is an error.
-pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool) -> Result<(), Diagnostic> {
+/// Adds the names declared by `decl` to `table`. With `once` (the declarations of one
+/// scope), a name given a type, shape or intent twice is an error.
+pub fn collect<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool) -> Result<(), Diagnostic> {
     let mut ty = None;
     let mut intent = None;
     let mut parameter = false;
     let mut allocatable = false;
     let mut save = false;
     let mut dims_attr = None;
-    let mut declarators = Vec::new();
-    for c in named(decl) {
-        match c.kind() {
-            "intrinsic_type" => ty = Some(c),
-            "derived_type" => {
+    for part in &decl.parts {
+        match part {
+            DeclPart::Type(t @ TypeSpec::Intrinsic { .. }) => ty = Some(t),
+            DeclPart::Type(TypeSpec::Derived { span, .. }) => {
                 return Err(unsupported(
-                    src,
-                    c,
+                    *span,
                     "derived types are",
                     "pass the components as separate arrays and scalars",
                 ))
             }
-            "type_qualifier" => {
-                let q: String = text(src, c).to_ascii_lowercase().chars().filter(|ch| !ch.is_whitespace()).collect();
-                if let Some(rest) = q.strip_prefix("intent(") {
-                    intent = Some(match rest.trim_end_matches(')') {
-                        "in" => Intent::In,
-                        "out" => Intent::Out,
-                        _ => Intent::InOut,
-                    });
-                } else if q == "parameter" {
-                    parameter = true;
-                } else if q.starts_with("dimension") {
-                    match named(c).into_iter().find(|x| matches!(x.kind(), "argument_list" | "size")) {
-                        Some(list) => dims_attr = Some(dim_specs(src, list)?),
-                        None => return Err(Diagnostic::error(span_of(src, c), "malformed `dimension` attribute")),
-                    }
-                } else if q == "pointer" {
-                    return Err(unsupported(src, c, "pointers are", "use ordinary (explicit-shape) arrays"));
-                } else if q == "allocatable" {
-                    allocatable = true;
-                } else if q == "save" {
-                    save = true;
+            DeclPart::Attr(a) => match &a.kind {
+                AttrKind::Intent(i) => intent = Some(*i),
+                AttrKind::Parameter => parameter = true,
+                AttrKind::Dimension(Some(shape)) => dims_attr = Some(dim_specs(shape)?),
+                AttrKind::Dimension(None) => return Err(Diagnostic::error(a.span, "malformed `dimension` attribute")),
+                AttrKind::Pointer => {
+                    return Err(unsupported(a.span, "pointers are", "use ordinary (explicit-shape) arrays"))
                 }
+                AttrKind::Allocatable => allocatable = true,
+                AttrKind::Save => save = true,
                 // target, value, optional, contiguous, ... do not change the math.
-            }
-            "identifier" | "sized_declarator" | "init_declarator" => declarators.push(c),
-            _ => {
-                return Err(Diagnostic::error(
-                    span_of(src, c),
-                    format!("cannot read this declaration (`{}`)", text(src, c).trim()),
-                )
-                .with_help("adjc reads `real`, `double precision`, `integer` and `logical` declarations"))
-            }
+                AttrKind::Optional | AttrKind::Other(_) => {}
+            },
+            DeclPart::Unsupported(d) => return Err(d.clone()),
         }
     }
-    for d in declarators {
-        let (target, init) = if d.kind() == "init_declarator" {
-            let kids = named(d);
-            (kids.first().copied().unwrap_or(d), kids.get(1).copied())
-        } else {
-            (d, None)
+    for e in &decl.entities {
+        let dims = match &e.shape {
+            Some(shape) => Some(dim_specs(shape)?),
+            None => None,
         };
-        let (name_node, dims) = if target.kind() == "sized_declarator" {
-            let kids = named(target);
-            let name = kids.iter().copied().find(|k| k.kind() == "identifier").unwrap_or(target);
-            let dims = match kids.iter().copied().find(|k| k.kind() == "size") {
-                Some(size) => Some(dim_specs(src, size)?),
-                None => None,
-            };
-            (name, dims)
-        } else {
-            (target, None)
-        };
-        let name = text(src, name_node).to_string();
+        let name = e.name.clone();
         let key = name.to_ascii_lowercase();
-        let entry = table.entry(key).or_insert_with(|| Sym::bare(name.clone(), span_of(src, name_node)));
+        let entry = table.entry(key).or_insert_with(|| Sym::bare(name.clone(), e.span));
         let twice = |what: &str| {
-            Diagnostic::error(span_of(src, name_node), format!("`{name}` is given {what} twice"))
+            Diagnostic::error(e.span, format!("`{name}` is given {what} twice"))
                 .with_help(format!("declare `{name}` once (its first declaration is on line {})", entry.span.line))
         };
         if ty.is_some() {
@@ -205,8 +145,8 @@ pub fn collect<'t>(src: &str, decl: Node<'t>, table: &mut Table<'t>, once: bool)
         entry.parameter |= parameter;
         entry.allocatable |= allocatable;
         entry.save |= save;
-        if init.is_some() {
-            entry.init = init;
+        if e.init.is_some() {
+            entry.init = e.init.as_ref();
         }
     }
     Ok(())

@@ -5,13 +5,13 @@
 //! iteration space of the enclosing array statement. Sections and whole arrays are only
 //! valid in the second case and are indexed `lower + offset * stride` there.
 
-use super::decl::colon_parts;
+use super::ast::{self, CmpOp, ExprKind as AKind, LogicalOp, UnaryOp};
 use super::lower::{Binding, Lowerer, MAX_CHAIN, MAX_DEPTH, R};
 use super::scan::ProcKind;
-use super::syntax::{children, named};
 use crate::sym::{canon, clamp0};
 use adjc_ir::*;
-use tree_sitter::Node;
+
+type AExpr = ast::Expr;
 
 /// One subscript of an array reference.
 pub enum Sub {
@@ -69,7 +69,7 @@ pub fn promote(a: Expr, b: Expr) -> (Expr, Expr) {
 }
 
 impl<'s, 't> Lowerer<'s, 't> {
-    pub fn expr(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
+    pub fn expr(&mut self, n: &'t AExpr, el: Option<&[Expr]>) -> R<Expr> {
         let link = self.enter(n)?;
         let r = self.expr_inner(n, el);
         self.leave(link);
@@ -80,8 +80,8 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// binary operator and a binary operator itself (the left spine of `a + b + c + ...`),
     /// one more chain link (see [`MAX_CHAIN`]): a long sum is flat to its author. Whether
     /// it is a link was set by the caller (`chain_link`). Returns which was counted.
-    fn enter(&mut self, n: Node<'t>) -> R<bool> {
-        let link = std::mem::take(&mut self.chain_link) && n.kind() == "math_expression";
+    fn enter(&mut self, n: &'t AExpr) -> R<bool> {
+        let link = std::mem::take(&mut self.chain_link) && matches!(n.kind, AKind::Math { .. });
         if link {
             if self.chain >= MAX_CHAIN {
                 return Err(self
@@ -107,7 +107,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
     }
 
-    pub fn int_expr(&mut self, n: Node<'t>) -> R<Expr> {
+    pub fn int_expr(&mut self, n: &'t AExpr) -> R<Expr> {
         if self.shape_of(n)?.is_some() {
             return Err(self.err(n, "an integer scalar is expected here, not an array"));
         }
@@ -118,7 +118,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(canon(&e))
     }
 
-    pub fn cond_expr(&mut self, n: Node<'t>) -> R<Expr> {
+    pub fn cond_expr(&mut self, n: &'t AExpr) -> R<Expr> {
         if self.shape_of(n)?.is_some() {
             return Err(self
                 .err(n, "a scalar condition is expected here, not an array")
@@ -132,7 +132,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// The meaning of a name; undeclared names get implicit types unless `implicit none`.
-    pub fn lookup(&mut self, n: Node<'t>) -> R<Binding> {
+    pub fn lookup(&mut self, n: &'t AExpr) -> R<Binding> {
         let key = self.text(n).to_ascii_lowercase();
         if let Some((_, v)) = self.loops.iter().rev().find(|(name, _)| *name == key) {
             return Ok(Binding::Var(*v));
@@ -160,101 +160,97 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(Binding::Var(id))
     }
 
-    fn expr_inner(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
-        match n.kind() {
-            "number_literal" => self.number(n),
-            "boolean_literal" => Ok(Expr::boolean(self.text(n).to_ascii_lowercase().contains("true"))),
-            "parenthesized_expression" => match named(n).first() {
-                Some(inner) => self.expr(*inner, el),
-                None => Err(self.err(n, "empty parentheses")),
-            },
-            "identifier" => match self.lookup(n)? {
+    fn expr_inner(&mut self, n: &'t AExpr, el: Option<&[Expr]>) -> R<Expr> {
+        match &n.kind {
+            AKind::Number(_) => self.number(n),
+            AKind::Bool(b) => Ok(Expr::boolean(*b)),
+            AKind::Paren(inner) => self.expr(inner, el),
+            AKind::Name(_) => match self.lookup(n)? {
                 Binding::Const(e) => Ok(e),
                 Binding::Var(v) => self.whole(n, v, el),
             },
-            "math_expression" => {
-                let kids = children(n);
-                let (Some(a), Some(op), Some(b)) = (kids.first(), kids.get(1), kids.get(2)) else {
-                    return Err(self.err(n, "cannot read this expression"));
-                };
-                let op = self.text(*op).to_string();
+            AKind::Math { op, lhs, rhs } => {
                 self.chain_link = true;
-                let x = self.expr(*a, el)?;
-                let y = self.expr(*b, el)?;
-                self.arith(n, &op, x, y)
+                let x = self.expr(lhs, el)?;
+                let y = self.expr(rhs, el)?;
+                self.arith(n, op.symbol(), x, y)
             }
-            "unary_expression" => {
-                let kids = children(n);
-                let (Some(op), Some(a)) = (kids.first(), kids.get(1)) else {
-                    return Err(self.err(n, "cannot read this expression"));
-                };
-                let op = self.text(*op).to_ascii_lowercase();
-                let x = self.expr(*a, el)?;
-                match op.as_str() {
-                    "-" if x.ty != Scalar::Bool => Ok(x.neg()),
-                    "+" if x.ty != Scalar::Bool => Ok(x),
-                    ".not." if x.ty == Scalar::Bool => {
+            AKind::Unary { op, operand } => {
+                let x = self.expr(operand, el)?;
+                match op {
+                    UnaryOp::Neg if x.ty != Scalar::Bool => Ok(x.neg()),
+                    UnaryOp::Pos if x.ty != Scalar::Bool => Ok(x),
+                    UnaryOp::Not if x.ty == Scalar::Bool => {
                         Ok(Expr::new(ExprKind::Unary(UnOp::Not, Box::new(x)), Scalar::Bool, Span::NONE))
                     }
-                    _ => Err(self.err(n, format!("the operator `{op}` does not apply to {}", x.ty))),
+                    _ => {
+                        let op = match op {
+                            UnaryOp::Neg => "-",
+                            UnaryOp::Pos => "+",
+                            UnaryOp::Not => ".not.",
+                            UnaryOp::Other(o) => o,
+                        };
+                        Err(self.err(n, format!("the operator `{op}` does not apply to {}", x.ty)))
+                    }
                 }
             }
-            "relational_expression" => {
-                let kids = children(n);
-                let (Some(a), Some(op), Some(b)) = (kids.first(), kids.get(1), kids.get(2)) else {
-                    return Err(self.err(n, "cannot read this comparison"));
+            AKind::Compare { op, lhs, rhs } => {
+                let op = match op {
+                    CmpOp::Lt => BinOp::Lt,
+                    CmpOp::Le => BinOp::Le,
+                    CmpOp::Gt => BinOp::Gt,
+                    CmpOp::Ge => BinOp::Ge,
+                    CmpOp::Eq => BinOp::Eq,
+                    CmpOp::Ne => BinOp::Ne,
                 };
-                let op = match self.text(*op).to_ascii_lowercase().as_str() {
-                    "<" | ".lt." => BinOp::Lt,
-                    "<=" | ".le." => BinOp::Le,
-                    ">" | ".gt." => BinOp::Gt,
-                    ">=" | ".ge." => BinOp::Ge,
-                    "==" | ".eq." => BinOp::Eq,
-                    "/=" | ".ne." => BinOp::Ne,
-                    o => return Err(self.err(*op, format!("the operator `{o}` is not supported"))),
-                };
-                let (x, y) = promote(self.expr(*a, el)?, self.expr(*b, el)?);
+                let (x, y) = promote(self.expr(lhs, el)?, self.expr(rhs, el)?);
                 if x.ty == Scalar::Bool && !matches!(op, BinOp::Eq | BinOp::Ne) {
                     return Err(self.err(n, "logical values cannot be ordered"));
                 }
                 Ok(Expr::binary(op, x, y))
             }
-            "logical_expression" => {
-                let kids = children(n);
-                if kids.len() == 2 {
-                    let x = self.expr(kids[1], el)?;
-                    if x.ty != Scalar::Bool {
-                        return Err(self.err(n, "`.not.` needs a logical operand"));
-                    }
-                    return Ok(Expr::new(ExprKind::Unary(UnOp::Not, Box::new(x)), Scalar::Bool, Span::NONE));
+            AKind::Not(operand) => {
+                let x = self.expr(operand, el)?;
+                if x.ty != Scalar::Bool {
+                    return Err(self.err(n, "`.not.` needs a logical operand"));
                 }
-                let (Some(a), Some(op), Some(b)) = (kids.first(), kids.get(1), kids.get(2)) else {
-                    return Err(self.err(n, "cannot read this logical expression"));
+                Ok(Expr::new(ExprKind::Unary(UnOp::Not, Box::new(x)), Scalar::Bool, Span::NONE))
+            }
+            AKind::Logical { op, lhs, rhs } => {
+                let op_text = match op {
+                    LogicalOp::And => ".and.",
+                    LogicalOp::Or => ".or.",
+                    LogicalOp::Eqv => ".eqv.",
+                    LogicalOp::Neqv => ".neqv.",
+                    LogicalOp::Other(o) => o,
                 };
-                let op_text = self.text(*op).to_ascii_lowercase();
-                let x = self.expr(*a, el)?;
-                let y = self.expr(*b, el)?;
+                let x = self.expr(lhs, el)?;
+                let y = self.expr(rhs, el)?;
                 if x.ty != Scalar::Bool || y.ty != Scalar::Bool {
                     return Err(self.err(n, format!("`{op_text}` needs logical operands")));
                 }
-                let op = match op_text.as_str() {
-                    ".and." => BinOp::And,
-                    ".or." => BinOp::Or,
-                    ".eqv." => BinOp::Eq,
-                    ".neqv." => BinOp::Ne,
-                    o => return Err(self.err(n, format!("the operator `{o}` is not supported"))),
+                let op = match op {
+                    LogicalOp::And => BinOp::And,
+                    LogicalOp::Or => BinOp::Or,
+                    LogicalOp::Eqv => BinOp::Eq,
+                    LogicalOp::Neqv => BinOp::Ne,
+                    LogicalOp::Other(o) => return Err(self.err(n, format!("the operator `{o}` is not supported"))),
                 };
                 Ok(Expr::binary(op, x, y))
             }
-            "call_expression" => self.call(n, el),
-            "string_literal" => Err(self.err(n, "character strings are not supported in kernels")),
-            "complex_literal" => Err(self.err(n, "complex numbers are not supported")),
-            k => Err(self.err(n, format!("this expression is not supported (`{}`)", k.replace('_', " ")))),
+            AKind::Call { .. } => self.call(n, el),
+            AKind::Str(_) => Err(self.err(n, "character strings are not supported in kernels")),
+            AKind::Range { .. }
+            | AKind::Keyword { .. }
+            | AKind::Component { .. }
+            | AKind::ArrayConstructor(_)
+            | AKind::ImpliedDo => Err(self.err(n, format!("this expression is not supported (`{}`)", n.what()))),
+            AKind::Unsupported(d) => Err(d.clone()),
         }
     }
 
     /// Variable `v` (a scalar, or a whole array at element `el`).
-    fn whole(&mut self, n: Node<'t>, v: VarId, el: Option<&[Expr]>) -> R<Expr> {
+    fn whole(&mut self, n: &'t AExpr, v: VarId, el: Option<&[Expr]>) -> R<Expr> {
         let var = self.f.var(v).clone();
         if !var.ty.is_array() {
             return Ok(Expr::var(v, var.ty.elem()));
@@ -271,12 +267,12 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(Expr::load(v, idx, var.ty.elem()))
     }
 
-    fn rank_error(&self, n: Node, have: usize, want: usize) -> Diagnostic {
+    fn rank_error(&self, n: &AExpr, have: usize, want: usize) -> Diagnostic {
         self.err(n, format!("this array expression has rank {have}, but rank {want} is expected here"))
             .with_help("the operands of an array expression must have the same shape")
     }
 
-    fn number(&mut self, n: Node<'t>) -> R<Expr> {
+    fn number(&mut self, n: &'t AExpr) -> R<Expr> {
         let t = self.text(n).to_ascii_lowercase();
         let (body, kind) = match t.split_once('_') {
             Some((b, k)) => (b.to_string(), Some(k.to_string())),
@@ -321,7 +317,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(Expr::float(v, ty))
     }
 
-    fn arith(&mut self, n: Node<'t>, op: &str, x: Expr, y: Expr) -> R<Expr> {
+    fn arith(&mut self, n: &'t AExpr, op: &str, x: Expr, y: Expr) -> R<Expr> {
         if x.ty == Scalar::Bool || y.ty == Scalar::Bool {
             return Err(self.err(n, format!("`{op}` does not apply to logical values")));
         }
@@ -343,7 +339,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(Expr::binary(op, x, y))
     }
 
-    fn pow(&mut self, n: Node<'t>, x: Expr, y: Expr) -> R<Expr> {
+    fn pow(&mut self, n: &'t AExpr, x: Expr, y: Expr) -> R<Expr> {
         if x.ty == Scalar::I64 && y.ty == Scalar::I64 {
             return match y.as_int() {
                 Some(k) if (0..=8).contains(&k) => {
@@ -361,38 +357,40 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(Expr::call(Intrinsic::Pow, vec![x.cast(t), y.cast(t)], t))
     }
 
-    /// The arguments of a `call_expression` (the callee is its first named child).
-    pub fn call_args(&self, n: Node<'t>) -> Vec<Node<'t>> {
-        named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default()
+    /// The arguments of a call (none for any other expression).
+    pub fn call_args(&self, n: &'t AExpr) -> &'t [AExpr] {
+        match &n.kind {
+            AKind::Call { args, .. } => args,
+            _ => &[],
+        }
     }
 
-    fn call(&mut self, n: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
-        let Some(callee) = named(n).into_iter().next() else { return Err(self.err(n, "cannot read this call")) };
-        if callee.kind() != "identifier" {
+    fn call(&mut self, n: &'t AExpr, el: Option<&[Expr]>) -> R<Expr> {
+        let AKind::Call { callee, args } = &n.kind else { return Err(self.err(n, "cannot read this call")) };
+        if callee.as_name().is_none() {
             return Err(self.err(n, "this expression is not supported"));
         }
-        let args = self.call_args(n);
-        let name = self.text(callee).to_ascii_lowercase();
+        let name = self.text(&**callee).to_ascii_lowercase();
         let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
         if local {
             return match self.lookup(callee)? {
-                Binding::Var(v) if self.f.var(v).ty.is_array() => self.element(n, v, &args, el),
-                _ => Err(self.err(callee, format!("`{}` is not an array", self.text(callee)))),
+                Binding::Var(v) if self.f.var(v).ty.is_array() => self.element(n, v, args, el),
+                _ => Err(self.err(&**callee, format!("`{}` is not an array", self.text(&**callee)))),
             };
         }
-        if let Some(v) = self.hoisted.get(&n.id()).copied() {
+        if let Some(v) = self.hoisted.get(&n.id).copied() {
             return self.whole(n, v, el);
         }
         if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Function) {
-            let result = self.inline_call(n, proc, &args, el)?;
+            let result = self.inline_call(n.span, proc, args, el)?;
             let Some(r) = result else { return Err(self.err(n, format!("`{name}` is not a function"))) };
             return Ok(Expr::var(r, self.f.var(r).ty.elem()));
         }
-        self.intrinsic(n, &name, &args, el)
+        self.intrinsic(n, &name, args, el)
     }
 
     /// The subscripts of `var(args)`.
-    pub fn subscripts(&mut self, n: Node<'t>, var: VarId, args: &[Node<'t>]) -> R<Vec<Sub>> {
+    pub fn subscripts(&mut self, n: &'t AExpr, var: VarId, args: &'t [AExpr]) -> R<Vec<Sub>> {
         let v = self.f.var(var).clone();
         if args.len() != v.ty.rank() {
             return Err(self.err(
@@ -402,17 +400,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let mut subs = Vec::new();
         for (d, a) in v.ty.dims().iter().zip(args) {
-            if a.kind() == "extent_specifier" {
-                let parts = colon_parts(*a);
-                let lo = match parts.first().copied().flatten() {
+            if let AKind::Range { lo, hi, stride } = &a.kind {
+                let lo = match lo {
                     Some(x) => self.int_expr(x)?,
                     None => d.lower.clone(),
                 };
-                let hi = match parts.get(1).copied().flatten() {
+                let hi = match hi {
                     Some(x) => self.int_expr(x)?,
                     None => canon(&d.lower.clone().add(d.extent.clone()).sub(Expr::int(1))),
                 };
-                let st = match parts.get(2).copied().flatten() {
+                let st = match stride {
                     Some(x) => match self.int_expr(x)?.as_int() {
                         Some(0) => return Err(self.err(x, "the stride of a section cannot be zero")),
                         Some(k) => k,
@@ -421,20 +418,20 @@ impl<'s, 't> Lowerer<'s, 't> {
                     None => 1,
                 };
                 subs.push(Sub::Range { lo, hi, st });
-            } else if a.kind() == "keyword_argument" {
-                return Err(self.err(*a, "keyword arguments are not valid in an array reference"));
+            } else if let AKind::Keyword { .. } = a.kind {
+                return Err(self.err(a, "keyword arguments are not valid in an array reference"));
             } else {
-                if self.shape_of(*a)?.is_some() {
-                    return Err(self.err(*a, "vector subscripts (indexing with an array) are not supported"));
+                if self.shape_of(a)?.is_some() {
+                    return Err(self.err(a, "vector subscripts (indexing with an array) are not supported"));
                 }
-                subs.push(Sub::Index(self.int_expr(*a)?));
+                subs.push(Sub::Index(self.int_expr(a)?));
             }
         }
         Ok(subs)
     }
 
     /// `var(args)` at element `el` of the enclosing array expression.
-    fn element(&mut self, n: Node<'t>, var: VarId, args: &[Node<'t>], el: Option<&[Expr]>) -> R<Expr> {
+    fn element(&mut self, n: &'t AExpr, var: VarId, args: &'t [AExpr], el: Option<&[Expr]>) -> R<Expr> {
         let subs = self.subscripts(n, var, args)?;
         let ranges = subs.iter().filter(|s| matches!(s, Sub::Range { .. })).count();
         let off = match el {
@@ -463,29 +460,31 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// The extents of an array-valued expression, `None` for a scalar.
-    pub fn shape_of(&mut self, n: Node<'t>) -> R<Option<Vec<Expr>>> {
+    pub fn shape_of(&mut self, n: &'t AExpr) -> R<Option<Vec<Expr>>> {
         let link = self.enter(n)?;
         let r = self.shape_inner(n);
         self.leave(link);
         r
     }
 
-    fn shape_inner(&mut self, n: Node<'t>) -> R<Option<Vec<Expr>>> {
-        match n.kind() {
-            "identifier" => match self.lookup(n)? {
+    fn shape_inner(&mut self, n: &'t AExpr) -> R<Option<Vec<Expr>>> {
+        match &n.kind {
+            AKind::Name(_) => match self.lookup(n)? {
                 Binding::Var(v) if self.f.var(v).ty.is_array() => {
                     Ok(Some(self.f.var(v).ty.dims().iter().map(|d| d.extent.clone()).collect()))
                 }
                 _ => Ok(None),
             },
-            "parenthesized_expression"
-            | "math_expression"
-            | "unary_expression"
-            | "relational_expression"
-            | "logical_expression" => {
+            AKind::Paren(_)
+            | AKind::Math { .. }
+            | AKind::Unary { .. }
+            | AKind::Compare { .. }
+            | AKind::Logical { .. }
+            | AKind::Not(_) => {
                 let mut shape: Option<Vec<Expr>> = None;
-                for (k, c) in named(n).into_iter().enumerate() {
-                    self.chain_link = k == 0 && n.kind() == "math_expression";
+                let is_math = matches!(n.kind, AKind::Math { .. });
+                for (k, c) in n.children().into_iter().enumerate() {
+                    self.chain_link = k == 0 && is_math;
                     if let Some(s) = self.shape_of(c)? {
                         match &shape {
                             Some(prev) if prev.len() != s.len() => return Err(self.rank_error(c, s.len(), prev.len())),
@@ -496,15 +495,13 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
                 Ok(shape)
             }
-            "call_expression" => {
-                let Some(callee) = named(n).into_iter().next() else { return Ok(None) };
-                let name = self.text(callee).to_ascii_lowercase();
-                let args = self.call_args(n);
+            AKind::Call { callee, args } => {
+                let name = self.text(&**callee).to_ascii_lowercase();
                 let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
                 if local {
                     if let Binding::Var(v) = self.lookup(callee)? {
                         if self.f.var(v).ty.is_array() {
-                            let subs = self.subscripts(n, v, &args)?;
+                            let subs = self.subscripts(n, v, args)?;
                             let shape: Vec<Expr> =
                                 subs.iter().filter(|s| matches!(s, Sub::Range { .. })).map(Sub::count).collect();
                             return Ok(if shape.is_empty() { None } else { Some(shape) });
@@ -512,7 +509,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     return Ok(None);
                 }
-                if let Some(v) = self.hoisted.get(&n.id()).copied() {
+                if let Some(v) = self.hoisted.get(&n.id).copied() {
                     let ty = &self.f.var(v).ty;
                     return Ok(ty.is_array().then(|| ty.dims().iter().map(|d| d.extent.clone()).collect()));
                 }
@@ -523,8 +520,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                     "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" => Ok(None),
                     "matmul" => {
                         let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Ok(None) };
-                        let sa = self.shape_of(*a)?.unwrap_or_default();
-                        let sb = self.shape_of(*b)?.unwrap_or_default();
+                        let sa = self.shape_of(a)?.unwrap_or_default();
+                        let sb = self.shape_of(b)?.unwrap_or_default();
                         Ok(match (sa.len(), sb.len()) {
                             (2, 2) => Some(vec![sa[0].clone(), sb[1].clone()]),
                             (2, 1) => Some(vec![sa[0].clone()]),
@@ -534,7 +531,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     "transpose" => {
                         let Some(a) = args.first() else { return Ok(None) };
-                        match self.shape_of(*a)? {
+                        match self.shape_of(a)? {
                             Some(s) if s.len() == 2 => Ok(Some(vec![s[1].clone(), s[0].clone()])),
                             _ => Err(self.err(n, "`transpose` needs a rank-2 array")),
                         }
@@ -543,7 +540,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         // Elemental intrinsics: the shape of their array arguments.
                         let mut shape: Option<Vec<Expr>> = None;
                         for a in args {
-                            if a.kind() == "keyword_argument" {
+                            if let AKind::Keyword { .. } = a.kind {
                                 continue;
                             }
                             if let Some(s) = self.shape_of(a)? {

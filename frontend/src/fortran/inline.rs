@@ -7,14 +7,15 @@
 //! argument is a variable (writes propagate back), else a temporary holding the value;
 //! integer dummies bound to expressions are substituted (they may appear in bounds).
 
+use super::ast::{self, ExprKind as AKind};
 use super::decl::Sym;
 use super::lower::{Binding, Lowerer, R};
 use super::scan::{Proc, ProcKind};
-use super::syntax::named;
 use crate::sym::Lin;
 use adjc_ir::*;
 use std::collections::BTreeMap;
-use tree_sitter::Node;
+
+type AExpr = ast::Expr;
 
 /// Deeper call chains than this are taken for recursion.
 const MAX_INLINE_DEPTH: usize = 16;
@@ -25,16 +26,16 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// argument (the function is applied element by element).
     pub fn inline_call(
         &mut self,
-        n: Node<'t>,
+        n: Span,
         proc: &Proc<'t>,
-        args: &[Node<'t>],
+        args: &'t [AExpr],
         el: Option<&[Expr]>,
     ) -> R<Option<VarId>> {
         if self.inline_depth >= MAX_INLINE_DEPTH {
             return Err(self.err(n, format!("`{}` calls itself (recursion is not supported)", proc.name)));
         }
-        if let Some(k) = args.iter().find(|a| a.kind() == "keyword_argument") {
-            return Err(self.err(*k, "keyword arguments in calls are not supported yet"));
+        if let Some(k) = args.iter().find(|a| matches!(a.kind, AKind::Keyword { .. })) {
+            return Err(self.err(k, "keyword arguments in calls are not supported yet"));
         }
         let spec = self.read_spec(proc)?;
         if spec.dummies.len() != args.len() {
@@ -47,7 +48,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut actuals = Vec::new();
         for (a, (name, _)) in args.iter().zip(&spec.dummies) {
             let is_array = spec.local.get(name).is_some_and(|s| s.dims.is_some());
-            actuals.push(self.actual(*a, is_array, el)?);
+            actuals.push(self.actual(a, is_array, el)?);
         }
         let saved_names = std::mem::take(&mut self.names);
         let saved_loops = std::mem::take(&mut self.loops);
@@ -65,11 +66,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         r
     }
 
-    fn actual(&mut self, a: Node<'t>, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
+    fn actual(&mut self, a: &'t AExpr, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
         if !dummy_is_array && el.is_some() {
             return Ok(Actual::Value(self.expr(a, el)?));
         }
-        if a.kind() == "identifier" {
+        if let AKind::Name(_) = a.kind {
             let key = self.text(a).to_ascii_lowercase();
             let is_index = self.loops.iter().any(|(x, _)| *x == key);
             if !is_index {
@@ -88,15 +89,15 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     fn inline_body(
         &mut self,
-        n: Node<'t>,
+        n: Span,
         proc: &Proc<'t>,
         spec: &super::lower::Spec<'t>,
-        args: &[Node<'t>],
+        args: &'t [AExpr],
         actuals: Vec<Actual>,
     ) -> R<Option<VarId>> {
         self.implicit_none = spec.implicit_none;
         self.define_all_constants(proc, spec)?;
-        let mut arrays: Vec<(Sym<'t>, VarId, Node<'t>)> = Vec::new();
+        let mut arrays: Vec<(Sym<'t>, VarId, &'t AExpr)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
             let sym = self.dummy_sym(spec, name, *span)?;
@@ -106,7 +107,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let var = self.f.var(v);
                     if sym.dims.is_some() != var.ty.is_array() {
                         return Err(self.err(
-                            *node,
+                            node,
                             format!(
                                 "`{}` is {} in `{}`, but the argument is {}",
                                 sym.name,
@@ -118,7 +119,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     if var.ty.elem() != elem {
                         return Err(self.err(
-                            *node,
+                            node,
                             format!(
                                 "`{}` is {} in `{}`, but the argument is {}",
                                 sym.name,
@@ -129,18 +130,18 @@ impl<'s, 't> Lowerer<'s, 't> {
                         ));
                     }
                     if sym.dims.is_some() {
-                        arrays.push((sym.clone(), v, *node));
+                        arrays.push((sym.clone(), v, node));
                     }
                     Binding::Var(v)
                 }
                 Actual::Value(e) if sym.dims.is_some() => {
                     let _ = e;
-                    return Err(self.err(*node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
+                    return Err(self.err(node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
                 }
                 Actual::Value(e) if elem == Scalar::I64 => Binding::Const(e.cast(Scalar::I64)),
                 Actual::Value(e) => {
                     if (e.ty == Scalar::Bool) != (elem == Scalar::Bool) {
-                        return Err(self.err(*node, format!("`{}` is {} in `{}`", sym.name, elem, proc.name)));
+                        return Err(self.err(node, format!("`{}` is {} in `{}`", sym.name, elem, proc.name)));
                     }
                     let t = self.f.add_var(
                         self.temp_name(&format!("{}_arg", sym.name)),
@@ -186,8 +187,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             ProcKind::Subroutine => None,
         };
         self.declare_locals(spec, Vec::new())?;
-        for s in &spec.stmts {
-            self.stmt(*s)?;
+        for s in spec.stmts {
+            self.stmt(s)?;
         }
         Ok(result)
     }
@@ -196,12 +197,12 @@ impl<'s, 't> Lowerer<'s, 't> {
 impl<'s, 't> Lowerer<'s, 't> {
     /// Inlines the calls of array-valued functions in `n` (the right-hand side of an
     /// assignment) before the statement, so that the statement reads their results.
-    pub fn hoist_array_calls(&mut self, n: Node<'t>) -> R<()> {
+    pub fn hoist_array_calls(&mut self, n: &'t AExpr) -> R<()> {
         let mut found = Vec::new();
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
-            if x.kind() == "call_expression" {
-                let name = named(x).first().map(|c| self.text(*c).to_ascii_lowercase()).unwrap_or_default();
+            if let AKind::Call { callee, .. } = &x.kind {
+                let name = self.text(&**callee).to_ascii_lowercase();
                 let local = self.loops.iter().any(|(l, _)| *l == name) || self.names.contains_key(&name);
                 if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Function && !local) {
                     let spec = self.read_spec(proc)?;
@@ -212,14 +213,14 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                 }
             }
-            let mut kids = named(x);
+            let mut kids = x.children();
             kids.reverse();
             stack.extend(kids);
         }
         for (x, proc) in found {
             let args = self.call_args(x);
-            if let Some(v) = self.inline_call(x, proc, &args, None)? {
-                self.hoisted.insert(x.id(), v);
+            if let Some(v) = self.inline_call(x.span, proc, args, None)? {
+                self.hoisted.insert(x.id, v);
             }
         }
         Ok(())

@@ -4,15 +4,16 @@
 //! inside an array statement; each element of `matmul` is an inner-product loop). These
 //! loops are the fallback: `blas` makes library calls of the products it can.
 
+use super::ast::{self, ExprKind as AKind};
 use super::expr::promote;
 use super::lower::{Lowerer, R};
-use super::syntax::named;
 use crate::sym::{canon, Lin};
 use adjc_ir::*;
-use tree_sitter::Node;
+
+type AExpr = ast::Expr;
 
 impl<'s, 't> Lowerer<'s, 't> {
-    fn float_arg(&mut self, a: Node<'t>, el: Option<&[Expr]>) -> R<Expr> {
+    fn float_arg(&mut self, a: &'t AExpr, el: Option<&[Expr]>) -> R<Expr> {
         let e = self.expr(a, el)?;
         match e.ty {
             Scalar::Bool => Err(self.err(a, "a numeric argument is expected")),
@@ -21,8 +22,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
     }
 
-    fn nargs(&self, n: Node<'t>, name: &str, args: &[Node<'t>], lo: usize, hi: usize) -> R<()> {
-        if args.iter().any(|a| a.kind() == "keyword_argument") {
+    fn nargs(&self, n: &'t AExpr, name: &str, args: &'t [AExpr], lo: usize, hi: usize) -> R<()> {
+        if args.iter().any(|a| matches!(a.kind, AKind::Keyword { .. })) {
             return Err(self.err(n, format!("keyword arguments of `{name}` are not supported")));
         }
         if args.len() < lo || args.len() > hi {
@@ -40,7 +41,7 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// The value of a conversion's `kind` argument: an integer constant, a named constant,
     /// `kind(...)`, or an `iso_fortran_env`/`iso_c_binding` kind name.
-    fn conversion_kind(&mut self, k: Node<'t>) -> R<i64> {
+    fn conversion_kind(&mut self, k: &'t AExpr) -> R<i64> {
         match self.text(k).trim().to_ascii_lowercase().as_str() {
             "real64" | "c_double" | "int64" | "c_int64_t" => return Ok(8),
             "real32" | "c_float" | "int32" | "c_int" => return Ok(4),
@@ -49,7 +50,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.expr(k, None)?.as_int().ok_or_else(|| self.err(k, "the kind must be an integer constant"))
     }
 
-    pub fn intrinsic(&mut self, n: Node<'t>, name: &str, args: &[Node<'t>], el: Option<&[Expr]>) -> R<Expr> {
+    pub fn intrinsic(&mut self, n: &'t AExpr, name: &str, args: &'t [AExpr], el: Option<&[Expr]>) -> R<Expr> {
         let unary = match name {
             "sqrt" => Some(Intrinsic::Sqrt),
             "exp" => Some(Intrinsic::Exp),
@@ -72,14 +73,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         if let Some(f) = unary {
             self.nargs(n, name, args, 1, 1)?;
-            let x = self.float_arg(args[0], el)?;
+            let x = self.float_arg(&args[0], el)?;
             let t = x.ty;
             return Ok(Expr::call(f, vec![x], t));
         }
         match name {
             "abs" | "dabs" => {
                 self.nargs(n, name, args, 1, 1)?;
-                let x = self.expr(args[0], el)?;
+                let x = self.expr(&args[0], el)?;
                 if x.ty == Scalar::Bool {
                     return Err(self.err(n, "`abs` needs a numeric argument"));
                 }
@@ -88,7 +89,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             "atan2" | "sign" | "dsign" => {
                 self.nargs(n, name, args, 2, 2)?;
-                let (a, b) = promote(self.float_arg(args[0], el)?, self.float_arg(args[1], el)?);
+                let (a, b) = promote(self.float_arg(&args[0], el)?, self.float_arg(&args[1], el)?);
                 let t = a.ty;
                 let f = if name == "atan2" { Intrinsic::Arctan2 } else { Intrinsic::Sign };
                 Ok(Expr::call(f, vec![a, b], t))
@@ -97,9 +98,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.nargs(n, name, args, 2, usize::MAX)?;
                 let mut vals = Vec::new();
                 for a in args {
-                    let v = self.expr(*a, el)?;
+                    let v = self.expr(a, el)?;
                     if v.ty == Scalar::Bool {
-                        return Err(self.err(*a, format!("`{name}` needs numeric arguments")));
+                        return Err(self.err(a, format!("`{name}` needs numeric arguments")));
                     }
                     vals.push(v);
                 }
@@ -114,7 +115,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             "mod" | "modulo" => {
                 self.nargs(n, name, args, 2, 2)?;
-                let (a, b) = promote(self.expr(args[0], el)?, self.expr(args[1], el)?);
+                let (a, b) = promote(self.expr(&args[0], el)?, self.expr(&args[1], el)?);
                 if a.ty != Scalar::I64 {
                     return Err(self.err(n, format!("`{name}` of real numbers is not supported yet")));
                 }
@@ -130,15 +131,13 @@ impl<'s, 't> Lowerer<'s, 't> {
             "dble" | "dfloat" | "real" | "float" | "sngl" | "int" | "nint" | "floor" | "ceiling" => {
                 // The optional kind: `real(x, 8)`, `real(x, kind=dp)`.
                 let kind_node = match args.get(1) {
-                    Some(k) if k.kind() == "keyword_argument" => {
-                        let parts = named(*k);
-                        let key = parts.first().map(|p| self.text(*p).to_ascii_lowercase()).unwrap_or_default();
-                        if key != "kind" || parts.len() != 2 {
-                            return Err(self.err(*k, format!("`{name}` takes `kind=` as its keyword argument")));
+                    Some(k @ AExpr { kind: AKind::Keyword { name: key, value }, .. }) => {
+                        if !key.eq_ignore_ascii_case("kind") {
+                            return Err(self.err(k, format!("`{name}` takes `kind=` as its keyword argument")));
                         }
-                        Some(parts[1])
+                        Some(&**value)
                     }
-                    k => k.copied(),
+                    k => k,
                 };
                 self.nargs(n, name, &args[..args.len().min(1)], 1, 1)?;
                 if args.len() > 2 || (kind_node.is_some() && matches!(name, "dble" | "dfloat" | "sngl" | "float")) {
@@ -148,7 +147,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     Some(k) => Some(self.conversion_kind(k)?),
                     None => None,
                 };
-                let x = self.expr(args[0], el)?;
+                let x = self.expr(&args[0], el)?;
                 if x.ty == Scalar::Bool {
                     return Err(self.err(n, format!("`{name}` needs a numeric argument")));
                 }
@@ -188,8 +187,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             "merge" => {
                 self.nargs(n, name, args, 3, 3)?;
-                let (a, b) = promote(self.expr(args[0], el)?, self.expr(args[1], el)?);
-                let mask = self.expr(args[2], el)?;
+                let (a, b) = promote(self.expr(&args[0], el)?, self.expr(&args[1], el)?);
+                let mask = self.expr(&args[2], el)?;
                 if mask.ty != Scalar::Bool || a.ty == Scalar::Bool {
                     return Err(self.err(n, "`merge(tsource, fsource, mask)` needs numeric values and a logical mask"));
                 }
@@ -197,7 +196,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             "huge" | "tiny" | "epsilon" => {
                 self.nargs(n, name, args, 1, 1)?;
-                let x = self.expr(args[0], None)?;
+                let x = self.expr(&args[0], None)?;
                 let f32_ = x.ty == Scalar::F32;
                 Ok(match (name, x.ty) {
                     ("huge", Scalar::I64) => Expr::int(i64::MAX),
@@ -214,7 +213,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             // Kind inquiries, so that `integer, parameter :: dp = kind(1.0d0)` works.
             "kind" => {
                 self.nargs(n, name, args, 1, 1)?;
-                let x = self.expr(args[0], None)?;
+                let x = self.expr(&args[0], None)?;
                 Ok(Expr::int(match x.ty {
                     Scalar::F32 => 4,
                     Scalar::Bool => 4,
@@ -223,7 +222,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             "selected_real_kind" => {
                 self.nargs(n, name, args, 1, 3)?;
-                let p = self.int_expr(args[0])?.as_int().unwrap_or(15);
+                let p = self.int_expr(&args[0])?.as_int().unwrap_or(15);
                 Ok(Expr::int(if p <= 6 { 4 } else { 8 }))
             }
             "selected_int_kind" => {
@@ -253,21 +252,21 @@ impl<'s, 't> Lowerer<'s, 't> {
                 match el {
                     Some(off) if off.len() == 2 => {
                         let swapped = [off[1].clone(), off[0].clone()];
-                        self.expr(args[0], Some(&swapped))
+                        self.expr(&args[0], Some(&swapped))
                     }
                     _ => Err(self.err(n, "`transpose` is only supported inside a rank-2 array expression")),
                 }
             }
             "size" => {
                 self.nargs(n, name, args, 1, 2)?;
-                let Some(shape) = self.shape_of(args[0])? else {
+                let Some(shape) = self.shape_of(&args[0])? else {
                     return Err(self.err(n, "`size` needs an array argument"));
                 };
                 match args.get(1) {
                     Some(d) => {
-                        let k = self.int_expr(*d)?.as_int().unwrap_or(0);
+                        let k = self.int_expr(d)?.as_int().unwrap_or(0);
                         if k < 1 || k as usize > shape.len() {
-                            return Err(self.err(*d, "`size` dimension out of range"));
+                            return Err(self.err(d, "`size` dimension out of range"));
                         }
                         Ok(shape[k as usize - 1].clone())
                     }
@@ -290,14 +289,14 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// Full reduction of an array expression into a temporary scalar; returns the scalar.
-    fn reduce(&mut self, n: Node<'t>, name: &str, op: AccOp, args: &[Node<'t>]) -> R<Expr> {
-        let Some(shape) = self.shape_of(args[0])? else {
+    fn reduce(&mut self, n: &'t AExpr, name: &str, op: AccOp, args: &'t [AExpr]) -> R<Expr> {
+        let Some(shape) = self.shape_of(&args[0])? else {
             return Err(self.err(n, format!("`{name}` needs an array argument")));
         };
         if let Some(b) = args.get(1) {
-            match self.shape_of(*b)? {
-                Some(sb) if sb.len() == shape.len() => self.conform(*b, &shape, &sb)?,
-                _ => return Err(self.err(*b, format!("the arguments of `{name}` must be arrays of the same shape"))),
+            match self.shape_of(b)? {
+                Some(sb) if sb.len() == shape.len() => self.conform(b, &shape, &sb)?,
+                _ => return Err(self.err(b, format!("the arguments of `{name}` must be arrays of the same shape"))),
             }
         }
         // Inside an array statement each element needs its own reduction: a sequential
@@ -319,9 +318,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         let map_body = usize::from(!inside_map);
         self.map_depth += map_body;
         let body = self.with_block(|lw| {
-            let mut v = lw.expr(args[0], Some(&offs))?;
+            let mut v = lw.expr(&args[0], Some(&offs))?;
             if let Some(b) = args.get(1) {
-                let w = lw.expr(*b, Some(&offs))?;
+                let w = lw.expr(b, Some(&offs))?;
                 let (x, y) = promote(v, w);
                 v = x.mul(y);
             }
@@ -392,7 +391,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// Errors when two extents are provably different.
-    pub fn conform(&self, n: Node<'t>, want: &[Expr], have: &[Expr]) -> R<()> {
+    pub fn conform(&self, n: &'t AExpr, want: &[Expr], have: &[Expr]) -> R<()> {
         for (a, b) in want.iter().zip(have) {
             if let Some(d) = Lin::from_expr(a).sub(&Lin::from_expr(b)).and_then(|l| l.as_const()) {
                 if d != 0 {
@@ -404,9 +403,9 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// One element of `matmul(a, b)`: an inner-product loop into a private scalar.
-    fn matmul(&mut self, n: Node<'t>, args: &[Node<'t>], el: Option<&[Expr]>) -> R<Expr> {
-        let sa = self.shape_of(args[0])?.unwrap_or_default();
-        let sb = self.shape_of(args[1])?.unwrap_or_default();
+    fn matmul(&mut self, n: &'t AExpr, args: &'t [AExpr], el: Option<&[Expr]>) -> R<Expr> {
+        let sa = self.shape_of(&args[0])?.unwrap_or_default();
+        let sb = self.shape_of(&args[1])?.unwrap_or_default();
         let Some(off) = el else {
             return Err(
                 self.err(n, "`matmul` is only supported as (part of) the right-hand side of an array assignment")
@@ -417,7 +416,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             (1, 2) => (sa[0].clone(), sb[0].clone()),
             _ => return Err(self.err(n, "`matmul` needs a matrix and a matrix or vector")),
         };
-        self.conform(args[1], std::slice::from_ref(&inner), &[rows_b])?;
+        self.conform(&args[1], std::slice::from_ref(&inner), &[rows_b])?;
         let span = self.sp(n);
         let kname = self.index_name(&[]);
         let kv = self.f.add_var(kname.clone(), Type::Scalar(Scalar::I64), VarRole::Index, span);
@@ -430,7 +429,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         self.loops.push((kname, kv));
         let body = self.with_block(|lw| {
-            let (x, y) = promote(lw.expr(args[0], Some(&oa))?, lw.expr(args[1], Some(&ob))?);
+            let (x, y) = promote(lw.expr(&args[0], Some(&oa))?, lw.expr(&args[1], Some(&ob))?);
             lw.reduce_value = Some(x.mul(y));
             Ok(())
         });

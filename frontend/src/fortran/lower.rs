@@ -1,13 +1,12 @@
 //! One procedure to one IR function: the symbol table, variables and signature (this
 //! file), statements (`stmt`), expressions (`expr`) and array sections (`array`).
 
+use super::ast::{self, At, Expr as AExpr, ExprKind as AKind, SpecKind, Stmt as AStmt, TypeSpec};
 use super::decl::{self, DimSpec, Table};
 use super::scan::{Proc, ProcKind, Unit};
-use super::syntax::{named, span_of, text};
 use crate::irutil;
 use adjc_ir::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tree_sitter::Node;
 
 pub type R<T> = Result<T, Diagnostic>;
 
@@ -53,8 +52,8 @@ pub struct Lowerer<'s, 't> {
     pub sizes: Vec<(VarId, String)>,
     /// Variables of the enclosing modules (not supported: only their constants are).
     pub host_vars: Vec<String>,
-    /// Calls of array-valued functions already inlined (by node id) and their results.
-    pub hoisted: BTreeMap<usize, VarId>,
+    /// Calls of array-valued functions already inlined (by expression id) and their results.
+    pub hoisted: BTreeMap<ast::ExprId, VarId>,
     /// Variables that are also `do` variables somewhere (their value after the loop is
     /// not kept).
     pub do_vars: BTreeSet<VarId>,
@@ -73,9 +72,9 @@ pub struct Spec<'t> {
     /// Dummy argument names (lower case) in order.
     pub dummies: Vec<(String, Span)>,
     pub result_name: Option<String>,
-    pub result_type: Option<Node<'t>>,
+    pub result_type: Option<&'t TypeSpec>,
     pub local: Table<'t>,
-    pub stmts: Vec<Node<'t>>,
+    pub stmts: &'t [AStmt],
     pub implicit_none: bool,
     /// `use m, only: local => remote` renames: (local as spelled, remote lower case, where).
     pub aliases: Vec<(String, String, Span)>,
@@ -132,70 +131,51 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
 }
 
 impl<'s, 't> Lowerer<'s, 't> {
-    pub fn err(&self, n: Node, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::error(span_of(self.src, n), msg)
+    pub fn err(&self, n: impl At, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(n.at(), msg)
     }
-    pub fn text(&self, n: Node) -> &'s str {
-        text(self.src, n)
+    /// The source text of `n`.
+    pub fn text(&self, n: impl At) -> &'s str {
+        let s = n.at();
+        self.src.get(s.start as usize..s.end as usize).unwrap_or("")
     }
-    pub fn sp(&self, n: Node) -> Span {
-        span_of(self.src, n)
+    pub fn sp(&self, n: impl At) -> Span {
+        n.at()
     }
 
     /// Reads the header and the specification part of `proc`.
     pub fn read_spec(&mut self, proc: &Proc<'t>) -> R<Spec<'t>> {
-        let src = self.src;
-        let items = named(proc.node);
-        let header = items.iter().copied().find(|c| matches!(c.kind(), "subroutine_statement" | "function_statement"));
-        let mut dummy_names: Vec<(String, Span)> = Vec::new();
-        let mut result_name: Option<String> = None;
-        let mut result_type: Option<Node<'t>> = None;
-        let mut aliases = Vec::new();
-        if let Some(h) = header {
-            for c in named(h) {
-                match c.kind() {
-                    "parameters" => {
-                        for p in named(c) {
-                            let name = text(src, p).to_ascii_lowercase();
-                            if dummy_names.iter().any(|(d, _)| *d == name) {
-                                return Err(self
-                                    .err(
-                                        p,
-                                        format!("the argument `{}` appears twice in the argument list", text(src, p)),
-                                    )
-                                    .with_help("give every dummy argument its own name"));
-                            }
-                            dummy_names.push((name, span_of(src, p)));
-                        }
-                    }
-                    "function_result" => {
-                        if let Some(r) = named(c).into_iter().find(|x| x.kind() == "identifier") {
-                            result_name = Some(text(src, r).to_ascii_lowercase());
-                        }
-                    }
-                    "intrinsic_type" => result_type = Some(c),
-                    "derived_type" => {
-                        return Err(self.err(c, "functions returning derived types are not supported"));
-                    }
-                    _ => {}
-                }
-            }
+        let p = proc.node;
+        if let Some(TypeSpec::Derived { span, .. }) = &p.result_type {
+            return Err(Diagnostic::error(*span, "functions returning derived types are not supported"));
         }
+        let mut dummy_names: Vec<(String, Span)> = Vec::new();
+        for (spelled, span) in &p.dummies {
+            let name = spelled.to_ascii_lowercase();
+            if dummy_names.iter().any(|(d, _)| *d == name) {
+                return Err(Diagnostic::error(
+                    *span,
+                    format!("the argument `{spelled}` appears twice in the argument list"),
+                )
+                .with_help("give every dummy argument its own name"));
+            }
+            dummy_names.push((name, *span));
+        }
+        let result_name = p.result.as_ref().map(|r| r.to_ascii_lowercase());
+        let result_type = p.result_type.as_ref();
+        let mut aliases = Vec::new();
         if let Some((d, span)) = dummy_names.iter().find(|(d, _)| Some(d) == result_name.as_ref()) {
             return Err(Diagnostic::error(*span, format!("`{d}` is both an argument and the function result"))
                 .with_help("give the result its own name in `result(...)`"));
         }
         let mut local = Table::new();
-        let mut stmts = Vec::new();
-        let mut in_spec = true;
         let mut implicit_none = false;
         let mut implicit_seen = false;
-        for n in items {
-            match n.kind() {
-                "subroutine_statement" | "function_statement" | "internal_procedures" => {}
-                k if k.starts_with("end_") && k.ends_with("_statement") => {}
-                "variable_declaration" if in_spec => decl::collect(src, n, &mut local, true)?,
-                "implicit_statement" => {
+        for item in &p.spec {
+            let n = item.span;
+            match &item.kind {
+                SpecKind::Decl(d) => decl::collect(d, &mut local, true)?,
+                SpecKind::Implicit(i) => {
                     if !local.is_empty() {
                         return Err(self
                             .err(n, "`implicit` after a declaration")
@@ -205,7 +185,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         return Err(self.err(n, "a second `implicit` statement").with_help("keep one `implicit none`"));
                     }
                     implicit_seen = true;
-                    if text(src, n).to_ascii_lowercase().contains("none") {
+                    if i.none {
                         implicit_none = true;
                     } else {
                         return Err(self
@@ -213,57 +193,55 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help("add `implicit none` and declare every variable"));
                     }
                 }
-                "use_statement" => aliases.extend(self.check_use(n)?),
-                "common_statement" => {
+                SpecKind::Use(u) => aliases.extend(self.check_use(n, u)?),
+                SpecKind::Common(_) => {
                     return Err(self
                         .err(n, "`common` blocks are not supported")
                         .with_help("pass the data as arguments of the kernel"))
                 }
-                "equivalence_statement" => {
+                SpecKind::Equivalence => {
                     return Err(self
                         .err(n, "`equivalence` is not supported")
                         .with_help("use separate variables; adjc must know which storage each name refers to"))
                 }
-                "data_statement" => {
+                SpecKind::Data => {
                     return Err(self
                         .err(n, "`data` statements are not supported")
                         .with_help("use `parameter` constants or assignments"))
                 }
-                "include_statement" => {
+                SpecKind::Include => {
                     return Err(self
                         .err(n, "`include` is not supported yet")
                         .with_help("paste the included declarations into the file"))
                 }
-                "derived_type_definition" => {
+                SpecKind::TypeDef(_) => {
                     return Err(self
                         .err(n, "derived types are not supported")
                         .with_help("pass the components as separate arrays and scalars"))
                 }
-                "interface" => return Err(self.err(n, "interface blocks are not supported")),
-                _ => {
-                    in_spec = false;
-                    stmts.push(n);
-                }
+                SpecKind::Interface => return Err(self.err(n, "interface blocks are not supported")),
             }
         }
         // The host's `implicit none` holds unless the procedure has its own `implicit`.
         let implicit_none = implicit_none || (!implicit_seen && proc.host_implicit_none);
-        let pure = header.is_some_and(|h| {
-            let words = text(src, h).to_ascii_lowercase();
-            let prefix = words.split(['(', '!']).next().unwrap_or("").to_string();
-            let prefix: Vec<&str> = prefix.split_whitespace().collect();
-            (prefix.contains(&"pure") || prefix.contains(&"elemental")) && !prefix.contains(&"impure")
-        });
-        Ok(Spec { dummies: dummy_names, result_name, result_type, local, stmts, implicit_none, aliases, pure })
+        Ok(Spec {
+            dummies: dummy_names,
+            result_name,
+            result_type,
+            local,
+            stmts: &p.body,
+            implicit_none,
+            aliases,
+            pure: p.pure,
+        })
     }
 
     /// `parameter` constants: the file's modules, then the host, then the procedure itself.
     pub fn define_all_constants(&mut self, proc: &Proc<'t>, spec: &Spec<'t>) -> R<()> {
-        let src = self.src;
         let local = &spec.local;
         let mut host = Table::new();
         for d in self.unit.module_decls.iter().chain(proc.host_decls.iter()) {
-            decl::collect(src, *d, &mut host, false)?;
+            decl::collect(d, &mut host, false)?;
         }
         for (name, remote, span) in &spec.aliases {
             match host.get(remote) {
@@ -300,7 +278,7 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// Reads the specification part of the entry procedure, declares its variables and
     /// signature; returns the executable statements.
-    fn declare(&mut self, proc: &Proc<'t>) -> R<Vec<Node<'t>>> {
+    fn declare(&mut self, proc: &Proc<'t>) -> R<&'t [AStmt]> {
         let spec = self.read_spec(proc)?;
         self.implicit_none = spec.implicit_none;
         self.define_all_constants(proc, &spec)?;
@@ -330,7 +308,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let sym = spec.local.get(&rname).cloned();
         let elem = match (&sym, spec.result_type) {
             (Some(s), _) if s.ty.is_some() => self.scalar_type(s)?,
-            (_, Some(t)) => self.type_of_node(t)?,
+            (_, Some(t)) => self.type_of(t)?,
             _ => {
                 let s = self.implicit_sym(&rname, proc.name_span)?;
                 self.scalar_type(&s)?
@@ -419,7 +397,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let saved = std::mem::replace(&mut self.span, span);
         let ty = self.f.var(id).ty.clone();
         let elem = ty.elem();
-        let constant = |lw: &mut Self, n: Node<'t>| -> R<Expr> {
+        let constant = |lw: &mut Self, n: &'t AExpr| -> R<Expr> {
             let e = lw.expr(n, None)?;
             if !e.vars().is_empty() {
                 return Err(lw
@@ -436,7 +414,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut stmts = Vec::new();
         match &ty {
             Type::Scalar(_) => {
-                if init.kind() == "array_literal" {
+                if matches!(init.kind, AKind::ArrayConstructor(_)) {
                     return Err(self.err(init, format!("`{}` is a scalar, initialised with an array", sym.name)));
                 }
                 stmts.push(Stmt::assign(Place::scalar(id), constant(self, init)?, span));
@@ -451,8 +429,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         .with_help(help));
                 };
                 let count: i64 = extents.iter().product();
-                let values: Vec<Expr> = if init.kind() == "array_literal" {
-                    let items = named(init);
+                let values: Vec<Expr> = if let AKind::ArrayConstructor(items) = &init.kind {
                     if dims.len() != 1 {
                         return Err(self
                             .err(
@@ -466,10 +443,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help(help));
                     }
                     if let Some(bad) =
-                        items.iter().find(|i| matches!(i.kind(), "implied_do_loop" | "array_literal" | "type_name"))
+                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo | AKind::ArrayConstructor(_)))
                     {
                         return Err(self
-                            .err(*bad, "this array constructor item is not supported in an initialiser")
+                            .err(bad, "this array constructor item is not supported in an initialiser")
                             .with_help(help));
                     }
                     if items.len() as i64 != count {
@@ -478,7 +455,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             format!("`{}` has {count} elements but its initialiser gives {}", sym.name, items.len()),
                         ));
                     }
-                    items.into_iter().map(|i| constant(self, i)).collect::<R<_>>()?
+                    items.iter().map(|i| constant(self, i)).collect::<R<_>>()?
                 } else {
                     if count > 16 {
                         return Err(self
@@ -536,24 +513,15 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// Checks that the module is known; returns the renames of the statement.
-    fn check_use(&self, n: Node) -> R<Vec<(String, String, Span)>> {
-        let module = named(n).into_iter().find(|c| c.kind() == "module_name");
-        let name = module.map(|m| self.text(m).to_ascii_lowercase()).unwrap_or_default();
-        if !(self.unit.modules.contains(&name) || matches!(name.as_str(), "iso_fortran_env" | "iso_c_binding")) {
+    fn check_use(&self, n: Span, u: &ast::Use) -> R<Vec<(String, String, Span)>> {
+        let name = &u.module;
+        if !(self.unit.modules.contains(name) || matches!(name.as_str(), "iso_fortran_env" | "iso_c_binding")) {
             return Err(self.err(n, format!("module `{name}` is not defined in the files given")).with_help(format!(
                 "give the file defining it on the command line (`adjc transpile kernel.f90 {name}.f90`), \
                  or put `{name}.f90` next to the kernel or in a directory given with -I"
             )));
         }
-        let mut aliases = Vec::new();
-        let items = named(n).into_iter().flat_map(|c| if c.kind() == "included_items" { named(c) } else { vec![c] });
-        for a in items.filter(|c| c.kind() == "use_alias") {
-            let parts = named(a);
-            if let (Some(l), Some(r)) = (parts.first(), parts.get(1)) {
-                aliases.push((self.text(*l).to_string(), self.text(*r).to_ascii_lowercase(), self.sp(a)));
-            }
-        }
-        Ok(aliases)
+        Ok(u.renames.clone())
     }
 
     /// A symbol for an undeclared name, typed by the implicit rules (i-n integer, else real).
@@ -611,7 +579,7 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     pub fn scalar_type(&mut self, sym: &decl::Sym<'t>) -> R<Scalar> {
         match sym.ty {
-            Some(t) => self.type_of_node(t),
+            Some(t) => self.type_of(t),
             None => {
                 let first = sym.name.chars().next().unwrap_or('a').to_ascii_lowercase();
                 Ok(if ('i'..='n').contains(&first) { Scalar::I64 } else { Scalar::F32 })
@@ -620,12 +588,16 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// `real(8)`, `real(kind=dp)`, `real*8`, `double precision`, `integer`, `logical`, ...
-    pub fn type_of_node(&mut self, t: Node<'t>) -> R<Scalar> {
-        let full = self.text(t).to_ascii_lowercase();
-        let base: String = full.chars().take_while(|c| c.is_ascii_alphabetic() || *c == ' ').collect();
-        let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
-        let kind_node = named(t).into_iter().find(|c| c.kind() == "kind");
-        let kind = match kind_node {
+    pub fn type_of(&mut self, t: &'t TypeSpec) -> R<Scalar> {
+        let TypeSpec::Intrinsic { span, base, kind } = t else {
+            return Err(self
+                .err(
+                    t.span(),
+                    format!("the type `{}` is not supported", self.text(t.span()).to_ascii_lowercase().trim()),
+                )
+                .with_help("adjc handles real, double precision, integer and logical"));
+        };
+        let kind = match kind {
             Some(k) => Some(self.kind_value(k)?),
             None => None,
         };
@@ -636,44 +608,37 @@ impl<'s, 't> Lowerer<'s, 't> {
             "real" => match kind {
                 None | Some(4) => Ok(Scalar::F32),
                 Some(8) => Ok(Scalar::F64),
-                Some(k) => {
-                    Err(self.err(t, format!("`real` of kind {k} is not supported")).with_help("use real(4) or real(8)"))
-                }
+                Some(k) => Err(self
+                    .err(*span, format!("`real` of kind {k} is not supported"))
+                    .with_help("use real(4) or real(8)")),
             },
             _ => Err(self
-                .err(t, format!("the type `{}` is not supported", full.trim()))
+                .err(*span, format!("the type `{}` is not supported", self.text(*span).to_ascii_lowercase().trim()))
                 .with_help("adjc handles real, double precision, integer and logical")),
         }
     }
 
-    fn kind_value(&mut self, k: Node<'t>) -> R<i64> {
-        let inner = named(k);
-        let v = match inner.first() {
-            Some(x) if x.kind() == "keyword_argument" => named(*x).last().copied(),
-            Some(x) => Some(*x),
-            None => None,
-        };
-        let Some(v) = v else { return Err(self.err(k, "cannot read this kind")) };
+    fn kind_value(&mut self, k: &'t ast::KindSel) -> R<i64> {
+        let Some(v) = &k.value else { return Err(self.err(k.span, "cannot read this kind")) };
         let t = self.text(v).to_ascii_lowercase();
         match t.as_str() {
             "real64" | "c_double" | "int64" | "c_int64_t" => return Ok(8),
             "real32" | "c_float" | "int32" | "c_int" => return Ok(4),
             _ => {}
         }
-        if v.kind() == "call_expression" {
-            let callee = named(v).first().map(|c| self.text(*c).to_ascii_lowercase()).unwrap_or_default();
-            let args = named(v).get(1).map(|a| named(*a)).unwrap_or_default();
+        if let AKind::Call { callee, args } = &v.kind {
+            let callee = self.text(&**callee).to_ascii_lowercase();
             match callee.as_str() {
                 "selected_real_kind" => {
                     let p = match args.first() {
-                        Some(a) => self.expr(*a, None)?.as_int().unwrap_or(15),
+                        Some(a) => self.expr(a, None)?.as_int().unwrap_or(15),
                         None => 15,
                     };
                     return Ok(if p <= 6 { 4 } else { 8 });
                 }
                 "kind" => {
                     let e = match args.first() {
-                        Some(a) => self.expr(*a, None)?,
+                        Some(a) => self.expr(a, None)?,
                         None => return Err(self.err(v, "`kind` needs an argument")),
                     };
                     return Ok(if e.ty == Scalar::F32 { 4 } else { 8 });
@@ -751,7 +716,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(dims)
     }
 
-    fn bound(&mut self, sym: &decl::Sym<'t>, lower: Option<Node<'t>>) -> R<Expr> {
+    fn bound(&mut self, sym: &decl::Sym<'t>, lower: Option<&'t AExpr>) -> R<Expr> {
         let lo = match lower {
             Some(l) => self.int_expr(l)?,
             None => Expr::int(1),

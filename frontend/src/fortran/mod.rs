@@ -1,13 +1,15 @@
 //! The Fortran frontend: the text of one or more files is assembled (`source`: the C
 //! preprocessor's output read back through its line markers, `include` lines expanded,
 //! fixed form converted by `fixed`, every line keeping its file and line) →
-//! tree-sitter-fortran parse (`syntax`) → program units
-//! (`scan`) → declarations (`decl`) → one IR function for the entry procedure (`lower`
-//! signature and variables, `stmt` statements, `expr` expressions and array sections,
-//! `intrinsics` elemental and array intrinsics, `blas` `matmul`/`dot_product` as library
-//! calls, `inline` calls of procedures of the same files). Reading the files is `load`'s
-//! job (with the preprocessor injected); the lowering itself stays pure: it takes the
-//! texts and an `include` resolver.
+//! tree-sitter-fortran parse and syntax errors (`syntax`) → an owned, spanned syntax tree
+//! (`parse` builds the `ast` once; no other module knows tree-sitter's node kinds) →
+//! program units (`scan`) → declarations (`decl`) → one IR function for the entry
+//! procedure (`lower` signature and variables, `stmt` statements, `expr` expressions and
+//! array sections, `intrinsics` elemental and array intrinsics, `blas` `matmul`/
+//! `dot_product` as library calls, `inline` calls of procedures of the same files, which
+//! lower the callee's tree again at each call). Reading the files is `load`'s job (with the
+//! preprocessor injected); the lowering itself stays pure: it takes the texts and an
+//! `include` resolver.
 //!
 //! Supported: free-form and fixed-form source, case-insensitive; subroutines and
 //! functions at top level, in modules (of any of the files) and after `contains`; `use`
@@ -38,6 +40,7 @@
 //! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
 //! array-valued functions as the entry, module variables (only their constants).
 
+pub mod ast;
 mod blas;
 mod decl;
 mod expr;
@@ -46,6 +49,7 @@ mod inline;
 mod intrinsics;
 mod load;
 mod lower;
+mod parse;
 mod scan;
 mod source;
 mod stmt;
@@ -130,7 +134,8 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
     if let Some(d) = syntax::structure_error(source, root) {
         return Err(d);
     }
-    let unit = scan::scan(source, root)?;
+    let file = parse::parse_file(source, root);
+    let unit = scan::scan(&file)?;
     let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
     if unit.procs.is_empty() {
         return Err(Diagnostic::error(Span::NONE, format!("no subroutine or function found in `{main_name}`"))

@@ -1,16 +1,18 @@
 //! Statements: assignments (scalar, element, section and whole-array), `do` loops and
 //! `if` constructs; everything else is a diagnostic.
 
+use super::ast::{self, DoControl, ElseClause, ExprKind as AKind, StmtKind as S};
 use super::expr::Sub;
 use super::lower::{Binding, Lowerer, R};
 use super::scan::ProcKind;
-use super::syntax::{children, named};
 use crate::sym::{canon, key};
 use adjc_ir::*;
-use tree_sitter::Node;
+
+type AExpr = ast::Expr;
+type AStmt = ast::Stmt;
 
 impl<'s, 't> Lowerer<'s, 't> {
-    pub fn stmt(&mut self, n: Node<'t>) -> R<()> {
+    pub fn stmt(&mut self, n: &'t AStmt) -> R<()> {
         self.depth += 1;
         let r = if self.depth > super::lower::MAX_DEPTH {
             Err(self.err(n, "statements nested too deeply"))
@@ -21,72 +23,57 @@ impl<'s, 't> Lowerer<'s, 't> {
         r
     }
 
-    fn stmt_inner(&mut self, n: Node<'t>) -> R<()> {
+    fn stmt_inner(&mut self, n: &'t AStmt) -> R<()> {
         self.span = self.sp(n);
         let unsupported = |lw: &Self, what: &str, help: &str| {
             Err(lw.err(n, format!("{what} not supported")).with_help(help.to_string()))
         };
-        match n.kind() {
-            "assignment_statement" => {
-                let kids = named(n);
-                let (Some(lhs), Some(rhs)) = (kids.first(), kids.get(1)) else {
-                    return Err(self.err(n, "cannot read this assignment"));
-                };
-                if self.product_assign(*lhs, *rhs)? {
+        match &n.kind {
+            S::Assign { lhs, rhs } => {
+                if self.product_assign(lhs, rhs)? {
                     return Ok(());
                 }
                 // Work values of this statement only: an inlined routine lowers the same
-                // nodes again at its next call.
+                // expressions again at its next call.
                 let before = self.hoisted.clone();
-                self.hoist_array_calls(*rhs)?;
-                self.hoist_products(*rhs)?;
-                let r = self.assign(*lhs, *rhs, None);
+                self.hoist_array_calls(rhs)?;
+                self.hoist_products(rhs)?;
+                let r = self.assign(lhs, rhs, None);
                 self.hoisted = before;
                 r
             }
-            "do_loop" => self.do_loop(n),
+            S::Do(d) => self.do_loop(d),
             // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
-            "statement_label" => Ok(()),
-            "if_statement" => self.if_stmt(n),
-            "subroutine_call" => {
-                let callee = named(n).into_iter().find(|c| c.kind() == "identifier");
-                let name = callee.map(|c| self.text(c).to_string()).unwrap_or_default();
-                if let Some(proc) = self.unit.find(&name).filter(|p| p.kind == ProcKind::Subroutine) {
-                    let args =
-                        named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default();
-                    self.inline_call(n, proc, &args, None)?;
+            S::Label(_) => Ok(()),
+            S::If(b) => self.if_stmt(n, b),
+            S::Call { name, args } => {
+                if let Some(proc) = self.unit.find(name).filter(|p| p.kind == ProcKind::Subroutine) {
+                    self.inline_call(n.span, proc, args, None)?;
                     return Ok(());
                 }
                 if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()) {
-                    return self.leave_out(n, &name);
+                    return self.leave_out(n, name, args);
                 }
-                let help = if self.unit.find(&name).is_some() {
+                let help = if self.unit.find(name).is_some() {
                     "inline the subroutine body into the kernel"
                 } else {
                     "adjc differentiates one routine and cannot see this one; remove the call or inline it"
                 };
                 Err(self.err(n, format!("`call {name}` is not supported yet")).with_help(help))
             }
-            "keyword_statement" => {
-                let word = self.text(n).trim().to_ascii_lowercase();
-                let word: String = word.chars().filter(|c| c.is_ascii_alphabetic()).collect();
-                match word.as_str() {
-                    "continue" => Ok(()),
-                    "exit" => unsupported(
-                        self,
-                        "`exit` is",
-                        "loops with an early exit are not supported yet; compute the trip count first",
-                    ),
-                    "cycle" => unsupported(self, "`cycle` is", "wrap the rest of the loop body in an `if`"),
-                    "return" => unsupported(self, "an early `return` is", "restructure the procedure with `if` blocks"),
-                    w if w.starts_with("goto") => {
-                        unsupported(self, "`goto` is", "rewrite the control flow with `do` loops and `if` blocks")
-                    }
-                    _ => Err(self.err(n, format!("the statement `{}` is not supported", self.text(n).trim()))),
-                }
+            S::Continue => Ok(()),
+            S::Exit => unsupported(
+                self,
+                "`exit` is",
+                "loops with an early exit are not supported yet; compute the trip count first",
+            ),
+            S::Cycle => unsupported(self, "`cycle` is", "wrap the rest of the loop body in an `if`"),
+            S::Return => unsupported(self, "an early `return` is", "restructure the procedure with `if` blocks"),
+            S::Goto { .. } => {
+                unsupported(self, "`goto` is", "rewrite the control flow with `do` loops and `if` blocks")
             }
-            "stop_statement" => unsupported(self, "`stop` is", "a kernel must run to its end"),
-            "print_statement" | "write_statement" if !self.prints_data(n) => {
+            S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
+            S::Io { kind: ast::IoKind::Print | ast::IoKind::Write, data } if data.is_empty() => {
                 self.f.notes.push(format!(
                     "line {}: `{}` left out (output of text only)",
                     self.span.line,
@@ -94,29 +81,23 @@ impl<'s, 't> Lowerer<'s, 't> {
                 ));
                 Ok(())
             }
-            "print_statement" | "write_statement" | "read_statement" | "open_statement" | "close_statement"
-            | "format_statement" | "inquire_statement" | "rewind_statement" => {
+            S::Io { .. } => {
                 unsupported(self, "input/output statements are", "remove I/O from the kernel (do it in the caller)")
             }
-            "pointer_association_statement" => unsupported(self, "pointers are", "use ordinary arrays"),
-            "nullify_statement" => unsupported(self, "pointers are", "use ordinary arrays"),
-            "allocate_statement" => self.allocate(n),
+            S::Allocate(items) => self.allocate(items),
             // Local arrays are freed at the end of the function.
-            "deallocate_statement" => Ok(()),
-            "variable_declaration" => Err(self
+            S::Deallocate => Ok(()),
+            S::Declaration(_) => Err(self
                 .err(n, "a declaration after an executable statement")
                 .with_help("move the declarations to the top of the procedure")),
-            "common_statement" => unsupported(self, "`common` blocks are", "pass the data as arguments"),
-            "equivalence_statement" => unsupported(self, "`equivalence` is", "use separate variables"),
-            "where_statement" => self.where_stmt(n),
-            "select_case_statement" => self.select_case(n),
-            "forall_statement" => unsupported(self, "`forall` is", "write `do` loops"),
-            "associate_statement" | "block_construct" => unsupported(self, "this construct is", "write it without it"),
-            k => Err(self.err(n, format!("this statement is not supported (`{}`)", k.replace('_', " ")))),
+            S::Where(w) => self.where_stmt(w),
+            S::Select(c) => self.select_case(c),
+            S::Parameter(_) => Err(self.err(n, "this statement is not supported (`parameter statement`)")),
+            S::Unsupported(d) => Err(d.clone()),
         }
     }
 
-    pub(super) fn target_var(&mut self, n: Node<'t>) -> R<VarId> {
+    pub(super) fn target_var(&mut self, n: &'t AExpr) -> R<VarId> {
         let key = self.text(n).to_ascii_lowercase();
         if self.loops.iter().any(|(x, _)| *x == key) {
             return Err(self.err(n, format!("the `do` variable `{}` is assigned inside its loop", self.text(n))));
@@ -129,19 +110,18 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// `lhs = rhs`; inside `where`, `mask` is the mask and whether it is negated
     /// (`elsewhere`).
-    fn assign(&mut self, lhs: Node<'t>, rhs: Node<'t>, mask: Option<(Node<'t>, bool)>) -> R<()> {
-        let (var, subs) = match lhs.kind() {
-            "identifier" => (self.target_var(lhs)?, None),
-            "call_expression" => {
-                let Some(callee) = named(lhs).into_iter().next().filter(|c| c.kind() == "identifier") else {
+    fn assign(&mut self, lhs: &'t AExpr, rhs: &'t AExpr, mask: Option<(&'t AExpr, bool)>) -> R<()> {
+        let (var, subs) = match &lhs.kind {
+            AKind::Name(_) => (self.target_var(lhs)?, None),
+            AKind::Call { callee, args } => {
+                if callee.as_name().is_none() {
                     return Err(self.err(lhs, "cannot assign to this expression"));
-                };
+                }
                 let v = self.target_var(callee)?;
                 if !self.f.var(v).ty.is_array() {
-                    return Err(self.err(callee, format!("`{}` is not an array", self.text(callee))));
+                    return Err(self.err(&**callee, format!("`{}` is not an array", self.text(&**callee))));
                 }
-                let args = self.call_args(lhs);
-                (v, Some(self.subscripts(lhs, v, &args)?))
+                (v, Some(self.subscripts(lhs, v, args)?))
             }
             _ => return Err(self.err(lhs, "cannot assign to this expression")),
         };
@@ -212,7 +192,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.section_assign(var, &subs, rhs, mask)
     }
 
-    fn convert(&self, n: Node<'t>, value: Expr, to: Scalar) -> R<Expr> {
+    fn convert(&self, n: &'t AExpr, value: Expr, to: Scalar) -> R<Expr> {
         if (value.ty == Scalar::Bool) != (to == Scalar::Bool) {
             return Err(self.err(n, format!("cannot assign a {} value to a {} variable", value.ty, to)));
         }
@@ -225,8 +205,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         &mut self,
         var: VarId,
         subs: &[Sub],
-        rhs: Node<'t>,
-        mask: Option<(Node<'t>, bool)>,
+        rhs: &'t AExpr,
+        mask: Option<(&'t AExpr, bool)>,
     ) -> R<()> {
         let span = self.span;
         if self.map_depth > 0 {
@@ -344,32 +324,25 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(())
     }
 
-    fn do_loop(&mut self, n: Node<'t>) -> R<()> {
-        let kids = named(n);
-        let Some(head) = kids.first().copied().filter(|k| k.kind() == "do_statement") else {
-            return Err(self.err(n, "cannot read this `do` loop"));
-        };
-        let span = self.sp(head);
+    fn do_loop(&mut self, d: &'t ast::DoLoop) -> R<()> {
+        let head = d.head;
+        let span = head;
         self.span = span;
-        let ctl = named(head);
-        let Some(control) = ctl.iter().copied().find(|c| c.kind() == "loop_control_expression") else {
-            if ctl.iter().any(|c| c.kind() == "while_statement") {
+        let (var_node, start, last, step) = match &d.control {
+            DoControl::Counted { var, start, last, step } => (var, start, last, step.as_ref()),
+            DoControl::While { .. } => {
                 return Err(self
                     .err(head, "`do while` loops are not supported yet")
-                    .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"));
+                    .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"))
             }
-            if let Some(conc) = ctl.iter().copied().find(|c| c.kind() == "concurrent_statement") {
-                return self.do_concurrent(n, conc, &kids);
+            DoControl::Concurrent { span: conc, items } => return self.do_concurrent(d, *conc, items),
+            DoControl::Forever => {
+                return Err(self
+                    .err(head, "a `do` loop without a loop control is not supported")
+                    .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"))
             }
-            return Err(self
-                .err(head, "a `do` loop without a loop control is not supported")
-                .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"));
+            DoControl::Malformed(at) => return Err(self.err(*at, "cannot read this loop control")),
         };
-        let parts = named(control);
-        if parts.len() < 3 || parts.len() > 4 {
-            return Err(self.err(control, "cannot read this loop control"));
-        }
-        let var_node = parts[0];
         let name = self.text(var_node).to_ascii_lowercase();
         if self.loops.iter().any(|(x, _)| *x == name) {
             return Err(self.err(
@@ -395,67 +368,52 @@ impl<'s, 't> Lowerer<'s, 't> {
                 )
             }
         }
-        let start = self.int_expr(parts[1])?;
-        let last = self.int_expr(parts[2])?;
-        let step = match parts.get(3) {
-            Some(s) => self.int_expr(*s)?,
+        let start = self.int_expr(start)?;
+        let last = self.int_expr(last)?;
+        let step_value = match step {
+            Some(s) => self.int_expr(s)?,
             None => Expr::int(1),
         };
-        let stop = match step.as_int() {
-            Some(0) => return Err(self.err(parts[3], "the loop step cannot be zero")),
+        let step_at = step.map_or(head, |s| s.span);
+        let stop = match step_value.as_int() {
+            Some(0) => return Err(self.err(step_at, "the loop step cannot be zero")),
             Some(k) if k > 0 => canon(&last.add(Expr::int(1))),
             Some(_) => canon(&last.sub(Expr::int(1))),
             None => {
                 return Err(self
-                    .err(parts[3], "the loop step must be an integer constant")
+                    .err(step_at, "the loop step must be an integer constant")
                     .with_help("adjc needs the direction of every loop at compile time"))
             }
         };
         let spelled = self.text(var_node).to_string();
         let iv = self.f.add_var(spelled, Type::Scalar(Scalar::I64), VarRole::Index, self.sp(var_node));
         self.loops.push((name, iv));
-        let body = self.with_block(|lw| lw.loop_body(&kids));
+        let body = self.with_block(|lw| lw.block_stmts(&d.body));
         self.loops.pop();
         let body = body?;
         self.span = span;
-        self.emit(StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step, body }));
+        self.emit(StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step: step_value, body }));
         Ok(())
     }
 
-    fn if_stmt(&mut self, n: Node<'t>) -> R<()> {
-        let kids = children(n);
+    fn if_stmt(&mut self, n: &'t AStmt, b: &'t ast::IfBlock) -> R<()> {
         let span = self.sp(n);
-        let Some(cond_node) = kids.iter().copied().find(|k| k.kind() == "parenthesized_expression") else {
-            return Err(self.err(n, "cannot read this `if`"));
-        };
-        let block_form = kids.iter().any(|k| !k.is_named() && k.kind().eq_ignore_ascii_case("then"));
-        let cond = self.cond_expr(cond_node)?;
-        let mut then_nodes = Vec::new();
-        let mut clauses = Vec::new();
-        let mut seen_cond = false;
-        for k in kids.iter().copied().filter(|k| k.is_named()) {
-            if !seen_cond {
-                seen_cond = k.id() == cond_node.id();
-                continue;
-            }
-            match k.kind() {
-                "elseif_clause" | "else_clause" => clauses.push(k),
-                "end_if_statement" | "statement_label" | "block_label" => {}
-                _ => then_nodes.push(k),
-            }
-        }
-        if !block_form && then_nodes.len() != 1 {
+        let cond = self.cond_expr(&b.cond)?;
+        if b.one_line && b.then_body.len() != 1 {
             return Err(self.err(n, "cannot read this one-line `if`"));
         }
-        let then_body = self.with_block(|lw| {
-            for s in &then_nodes {
-                lw.stmt(*s)?;
-            }
-            Ok(())
-        })?;
-        let else_body = self.else_chain(&clauses)?;
+        let then_body = self.with_block(|lw| lw.block_stmts(&b.then_body))?;
+        let else_body = self.else_chain(&b.clauses)?;
         self.span = span;
         self.emit(StmtKind::If { cond, then_body, else_body });
+        Ok(())
+    }
+
+    /// Lowers `stmts` in order into the current block.
+    fn block_stmts(&mut self, stmts: &'t [AStmt]) -> R<()> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
         Ok(())
     }
 
@@ -463,47 +421,32 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// assignment inside is a masked array assignment. Fortran evaluates the mask once,
     /// before the assignments; adjc evaluates it per assignment, so a construct with
     /// several assignments may not assign what its mask reads.
-    fn where_stmt(&mut self, n: Node<'t>) -> R<()> {
-        let kids = named(n);
-        let Some(mask_paren) = kids.first().copied().filter(|k| k.kind() == "parenthesized_expression") else {
-            return Err(self.err(n, "cannot read this `where`"));
-        };
-        let mask = named(mask_paren).into_iter().next().unwrap_or(mask_paren);
-        let mut groups: Vec<(bool, Vec<Node<'t>>)> = vec![(false, Vec::new())];
-        for k in kids.iter().copied().skip(1) {
-            match k.kind() {
-                "end_where_statement" => {}
-                "elsewhere_clause" => {
-                    let inner = named(k);
-                    if inner.iter().any(|c| c.kind() == "parenthesized_expression") {
-                        return Err(self.err(k, "`elsewhere` with a mask is not supported yet"));
-                    }
-                    groups.push((true, inner));
-                }
-                _ => {
-                    if let Some(g) = groups.last_mut() {
-                        g.1.push(k);
-                    }
-                }
+    fn where_stmt(&mut self, w: &'t ast::WhereBlock) -> R<()> {
+        let mask = &w.mask;
+        let mut groups: Vec<(bool, Vec<&'t AStmt>)> = vec![(false, w.body.iter().collect())];
+        for e in &w.elsewhere {
+            if e.mask.is_some() {
+                return Err(self.err(e.span, "`elsewhere` with a mask is not supported yet"));
             }
+            groups.push((true, e.body.iter().collect()));
         }
-        let assigns: Vec<(bool, Node<'t>)> =
+        let assigns: Vec<(bool, &'t AStmt)> =
             groups.iter().flat_map(|(neg, stmts)| stmts.iter().map(move |s| (*neg, *s))).collect();
-        let mut mask_names = Vec::new();
-        identifiers_in(self.src, mask, &mut mask_names);
+        let mask_names = mask.names();
         for (_, s) in &assigns {
-            if s.kind() != "assignment_statement" {
+            if !matches!(s.kind, S::Assign { .. }) {
                 return Err(self.err(*s, "only array assignments are supported inside `where`"));
             }
         }
         if assigns.len() > 1 {
             for (_, s) in &assigns {
-                let target = named(*s).into_iter().next();
-                let name = target.map(|t| {
-                    let base = if t.kind() == "call_expression" { named(t).into_iter().next().unwrap_or(t) } else { t };
-                    self.text(base).to_ascii_lowercase()
-                });
-                if let Some(name) = name.filter(|nm| mask_names.contains(nm)) {
+                let S::Assign { lhs: t, .. } = &s.kind else { continue };
+                let base = match &t.kind {
+                    AKind::Call { callee, .. } => &**callee,
+                    _ => t,
+                };
+                let name = self.text(base).to_ascii_lowercase();
+                if mask_names.contains(&name) {
                     return Err(self
                         .err(*s, format!("`{name}` is assigned inside a `where` whose mask reads it"))
                         .with_help("compute the mask into a logical array first, or split the `where`"));
@@ -512,28 +455,19 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         for (neg, s) in assigns {
             self.span = self.sp(s);
-            let kids = named(s);
-            let (Some(lhs), Some(rhs)) = (kids.first(), kids.get(1)) else {
-                return Err(self.err(s, "cannot read this assignment"));
-            };
-            self.assign(*lhs, *rhs, Some((mask, neg)))?;
+            let S::Assign { lhs, rhs } = &s.kind else { continue };
+            self.assign(lhs, rhs, Some((mask, neg)))?;
         }
         Ok(())
     }
 
     /// `allocate(w(lo:hi, ...), ...)`: gives an allocatable local its shape (which may
     /// only depend on integer arguments: the array is allocated once, at the top).
-    fn allocate(&mut self, n: Node<'t>) -> R<()> {
-        for a in named(n) {
-            if a.kind() != "sized_allocation" {
-                return Err(self.err(a, "only `allocate(name(bounds))` is supported (no `stat=`, `source=`, ...)"));
-            }
-            let kids = named(a);
-            let (Some(name), Some(size)) = (
-                kids.iter().copied().find(|k| k.kind() == "identifier"),
-                kids.iter().copied().find(|k| k.kind() == "size"),
-            ) else {
-                return Err(self.err(a, "cannot read this allocation"));
+    fn allocate(&mut self, items: &'t [ast::Allocation]) -> R<()> {
+        for a in items {
+            let (span, name, shape) = match a {
+                ast::Allocation::Sized { span, name, shape } => (*span, name, shape),
+                ast::Allocation::Unsupported(d) => return Err(d.clone()),
             };
             let v = match self.lookup(name)? {
                 Binding::Var(v) if self.deferred.contains_key(&v) => v,
@@ -544,9 +478,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             };
             let rank = self.deferred.get(&v).copied().unwrap_or(0);
-            let specs = super::decl::dim_specs(self.src, size)?;
+            let specs = super::decl::dim_specs(shape)?;
             if specs.len() != rank {
-                return Err(self.err(size, format!("`{}` is declared with rank {rank}", self.text(name))));
+                return Err(self.err(shape.span, format!("`{}` is declared with rank {rank}", self.text(name))));
             }
             let sym = super::decl::Sym {
                 dims: Some(specs),
@@ -556,20 +490,22 @@ impl<'s, 't> Lowerer<'s, 't> {
             let elem = self.f.var(v).ty.elem();
             self.f.var_mut(v).ty = Type::Array { elem, dims, layout: Layout::ColMajor };
             self.deferred.remove(&v);
-            self.alloc_at_top(v, self.sp(a));
+            self.alloc_at_top(v, span);
         }
         Ok(())
     }
 
     /// A timer or profiling hook: not part of the math, left out of the kernel. The
     /// variables it sets must not be used by the math (checked at the end).
-    fn leave_out(&mut self, n: Node<'t>, name: &str) -> R<()> {
-        let args = named(n).into_iter().find(|c| c.kind() == "argument_list").map(named).unwrap_or_default();
+    fn leave_out(&mut self, n: &'t AStmt, name: &str, args: &'t [AExpr]) -> R<()> {
         for a in args {
-            let target = if a.kind() == "keyword_argument" { named(a).last().copied() } else { Some(a) };
-            if let Some(t) = target.filter(|t| t.kind() == "identifier") {
+            let target = match &a.kind {
+                AKind::Keyword { value, .. } => &**value,
+                _ => a,
+            };
+            if let AKind::Name(_) = target.kind {
                 // Undeclared under `implicit none` is an error even here (as in gfortran).
-                if let Binding::Var(v) = self.lookup(t)? {
+                if let Binding::Var(v) = self.lookup(target)? {
                     self.left_out.push((v, name.to_string(), self.sp(n)));
                 }
             }
@@ -582,61 +518,34 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(())
     }
 
-    /// Whether a `print`/`write` outputs anything but literals.
-    fn prints_data(&self, n: Node<'t>) -> bool {
-        let Some(items) = named(n).into_iter().find(|c| c.kind() == "output_item_list") else { return false };
-        let mut names = Vec::new();
-        identifiers_in(self.src, items, &mut names);
-        !names.is_empty()
-    }
-
-    /// The statements of a loop body (skipping the `do` and `end do` lines).
-    fn loop_body(&mut self, kids: &[Node<'t>]) -> R<()> {
-        for s in kids.iter().skip(1) {
-            match s.kind() {
-                "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
-                // `10 continue` (or `10 x = ...`) closing a labelled `do`.
-                "end_do_label_loop_statement" => {
-                    for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
-                        self.stmt(t)?;
-                    }
-                }
-                _ => self.stmt(*s)?,
-            }
-        }
-        Ok(())
-    }
-
     /// `do concurrent (i = a:b[:s], j = ...)`: a nest of loops, outermost first (the
     /// parallelizer turns independent ones into maps).
-    fn do_concurrent(&mut self, n: Node<'t>, conc: Node<'t>, kids: &[Node<'t>]) -> R<()> {
-        let head = kids.first().copied().unwrap_or(n);
-        let span = self.sp(head);
-        let header = named(conc).into_iter().find(|c| c.kind() == "concurrent_header");
-        let parts = header.map(named).unwrap_or_default();
-        if parts.is_empty() {
+    fn do_concurrent(&mut self, d: &'t ast::DoLoop, conc: Span, items: &'t [ast::ConcurrentItem]) -> R<()> {
+        let span = d.head;
+        if items.is_empty() {
             return Err(self.err(conc, "cannot read this `do concurrent` header"));
         }
         let mut controls = Vec::new();
-        for p in parts {
-            if p.kind() != "concurrent_control" {
-                return Err(self
-                    .err(p, "masks in `do concurrent` are not supported yet")
-                    .with_help("put an `if` around the loop body"));
+        for p in items {
+            match p {
+                ast::ConcurrentItem::Other { span, mask: true } => {
+                    return Err(self
+                        .err(*span, "masks in `do concurrent` are not supported yet")
+                        .with_help("put an `if` around the loop body"))
+                }
+                ast::ConcurrentItem::Other { span, mask: false } => {
+                    return Err(self.err(*span, "cannot read this `do concurrent` index"))
+                }
+                ast::ConcurrentItem::Control { var, start, last, step, .. } => controls.push((var, start, last, step)),
             }
-            let c = named(p);
-            if c.len() < 3 || c.len() > 4 || c[0].kind() != "identifier" {
-                return Err(self.err(p, "cannot read this `do concurrent` index"));
-            }
-            controls.push(c);
         }
         let mut loops = Vec::new();
         let mut failed = None;
         for c in &controls {
-            let r = self.concurrent_index(c);
+            let r = self.concurrent_index(c.0, c.1, c.2, c.3.as_ref());
             match r {
                 Ok(l) => {
-                    self.loops.push((self.text(c[0]).to_ascii_lowercase(), l.0));
+                    self.loops.push((self.text(c.0).to_ascii_lowercase(), l.0));
                     loops.push(l);
                 }
                 Err(d) => {
@@ -647,7 +556,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let body = match failed {
             Some(d) => Err(d),
-            None => self.with_block(|lw| lw.loop_body(kids)),
+            None => self.with_block(|lw| lw.block_stmts(&d.body)),
         };
         for _ in &loops {
             self.loops.pop();
@@ -666,35 +575,35 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// One `i = a:b[:s]` of a `do concurrent` header: the index variable and its range.
-    fn concurrent_index(&mut self, c: &[Node<'t>]) -> R<(VarId, Expr, Expr, i64)> {
-        let name = self.text(c[0]).to_ascii_lowercase();
+    fn concurrent_index(
+        &mut self,
+        var: &'t AExpr,
+        start: &'t AExpr,
+        last: &'t AExpr,
+        step: Option<&'t AExpr>,
+    ) -> R<(VarId, Expr, Expr, i64)> {
+        let name = self.text(var).to_ascii_lowercase();
         if self.loops.iter().any(|(x, _)| *x == name) {
-            return Err(self.err(c[0], format!("the index `{}` is already used by an enclosing loop", self.text(c[0]))));
+            return Err(self.err(var, format!("the index `{}` is already used by an enclosing loop", self.text(var))));
         }
-        let start = self.int_expr(c[1])?;
-        let last = self.int_expr(c[2])?;
-        let step = match c.get(3) {
-            Some(s) => match self.int_expr(*s)?.as_int() {
-                Some(0) => return Err(self.err(*s, "the loop step cannot be zero")),
+        let start = self.int_expr(start)?;
+        let last = self.int_expr(last)?;
+        let step = match step {
+            Some(s) => match self.int_expr(s)?.as_int() {
+                Some(0) => return Err(self.err(s, "the loop step cannot be zero")),
                 Some(k) => k,
-                None => return Err(self.err(*s, "the loop step must be an integer constant")),
+                None => return Err(self.err(s, "the loop step must be an integer constant")),
             },
             None => 1,
         };
         let stop = if step > 0 { canon(&last.add(Expr::int(1))) } else { canon(&last.sub(Expr::int(1))) };
-        let iv = self.f.add_var(self.text(c[0]).to_string(), Type::Scalar(Scalar::I64), VarRole::Index, self.sp(c[0]));
+        let iv = self.f.add_var(self.text(var).to_string(), Type::Scalar(Scalar::I64), VarRole::Index, self.sp(var));
         Ok((iv, start, stop, step))
     }
 
     /// `select case` on an integer or logical: a chain of `if`s.
-    fn select_case(&mut self, n: Node<'t>) -> R<()> {
-        let kids = named(n);
-        let Some(sel) = kids.iter().copied().find(|k| k.kind() == "selector") else {
-            return Err(self.err(n, "cannot read this `select case`"));
-        };
-        let Some(sel_expr) = named(sel).into_iter().next() else {
-            return Err(self.err(sel, "cannot read this selector"));
-        };
+    fn select_case(&mut self, c: &'t ast::SelectCase) -> R<()> {
+        let sel_expr = &c.selector;
         if self.shape_of(sel_expr)?.is_some() {
             return Err(self.err(sel_expr, "the selector of `select case` must be a scalar"));
         }
@@ -702,42 +611,32 @@ impl<'s, 't> Lowerer<'s, 't> {
         if value.ty.is_float() {
             return Err(self.err(sel_expr, "`select case` needs an integer or logical selector"));
         }
-        let mut arms: Vec<(Option<Expr>, Span, Vec<Node<'t>>)> = Vec::new();
-        for case in kids.iter().copied().filter(|k| k.kind() == "case_statement") {
+        let mut arms: Vec<(Option<Expr>, Span, &'t [AStmt])> = Vec::new();
+        for case in &c.cases {
             let mut cond: Option<Expr> = None;
-            let mut is_default = false;
-            let mut body = Vec::new();
-            for p in named(case) {
-                match p.kind() {
-                    "default" => is_default = true,
-                    "case_value_range_list" => {
-                        for v in named(p) {
-                            let c = self.case_test(v, &value)?;
-                            cond = Some(match cond {
-                                None => c,
-                                Some(prev) => Expr::binary(BinOp::Or, prev, c),
-                            });
-                        }
-                    }
-                    _ => body.push(p),
-                }
+            for v in &case.values {
+                let c = self.case_test(v, &value)?;
+                cond = Some(match cond {
+                    None => c,
+                    Some(prev) => Expr::binary(BinOp::Or, prev, c),
+                });
             }
-            if is_default && arms.iter().any(|a| a.0.is_none()) {
+            if case.default && arms.iter().any(|a| a.0.is_none()) {
                 return Err(self
-                    .err(case, "a second `case default`")
+                    .err(case.span, "a second `case default`")
                     .with_help("a `select case` has at most one `case default`"));
             }
-            let cond = if is_default { None } else { Some(cond.unwrap_or_else(|| Expr::boolean(false))) };
-            arms.push((cond, self.sp(case), body));
+            let cond = if case.default { None } else { Some(cond.unwrap_or_else(|| Expr::boolean(false))) };
+            arms.push((cond, case.span, &case.body));
         }
         // The default arm runs when no other arm matches, wherever it is written.
         let default = arms.iter().position(|a| a.0.is_none()).map(|k| arms.remove(k));
         let mut else_body = match default {
-            Some((_, _, body)) => self.block_of(&body)?,
+            Some((_, _, body)) => self.with_block(|lw| lw.block_stmts(body))?,
             None => Vec::new(),
         };
         for (cond, case_span, body) in arms.into_iter().rev() {
-            let then_body = self.block_of(&body)?;
+            let then_body = self.with_block(|lw| lw.block_stmts(body))?;
             let cond = cond.unwrap_or_else(|| Expr::boolean(true));
             else_body = vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, case_span)];
         }
@@ -747,27 +646,17 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(())
     }
 
-    fn block_of(&mut self, stmts: &[Node<'t>]) -> R<Block> {
-        self.with_block(|lw| {
-            for s in stmts {
-                lw.stmt(*s)?;
-            }
-            Ok(())
-        })
-    }
-
     /// One case value (`3`) or range (`2:4`, `:0`, `5:`) as a condition on the selector.
-    fn case_test(&mut self, v: Node<'t>, value: &Expr) -> R<Expr> {
-        if v.kind() != "extent_specifier" {
+    fn case_test(&mut self, v: &'t AExpr, value: &Expr) -> R<Expr> {
+        let AKind::Range { lo, hi, .. } = &v.kind else {
             let x = self.case_value(v, value)?;
             return Ok(Expr::binary(BinOp::Eq, value.clone(), x));
-        }
-        let bounds = super::decl::colon_parts(v);
-        let lo = match bounds.first().copied().flatten() {
+        };
+        let lo = match lo {
             Some(x) => Some(Expr::binary(BinOp::Ge, value.clone(), self.case_value(x, value)?)),
             None => None,
         };
-        let hi = match bounds.get(1).copied().flatten() {
+        let hi = match hi {
             Some(x) => Some(Expr::binary(BinOp::Le, value.clone(), self.case_value(x, value)?)),
             None => None,
         };
@@ -778,7 +667,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         })
     }
 
-    fn case_value(&mut self, n: Node<'t>, selector: &Expr) -> R<Expr> {
+    fn case_value(&mut self, n: &'t AExpr, selector: &Expr) -> R<Expr> {
         let v = self.expr(n, None)?;
         if !v.vars().is_empty() || v.ty != selector.ty {
             return Err(self.err(n, format!("a case value must be a {} constant", selector.ty)));
@@ -787,42 +676,17 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// `else if ... else ...` as nested `If`s in the else branch.
-    fn else_chain(&mut self, clauses: &[Node<'t>]) -> R<Block> {
+    fn else_chain(&mut self, clauses: &'t [ElseClause]) -> R<Block> {
         let Some((first, rest)) = clauses.split_first() else { return Ok(Vec::new()) };
-        let kids = named(*first);
-        if first.kind() == "else_clause" {
-            return self.with_block(|lw| {
-                for s in kids {
-                    lw.stmt(s)?;
-                }
-                Ok(())
-            });
-        }
-        let Some(cond_node) = kids.iter().copied().find(|k| k.kind() == "parenthesized_expression") else {
-            return Err(self.err(*first, "cannot read this `else if`"));
+        let (span, cond, body) = match first {
+            ElseClause::Else { body, .. } => return self.with_block(|lw| lw.block_stmts(body)),
+            ElseClause::ElseIf { span, cond, body } => (*span, cond, body),
         };
-        let span = self.sp(*first);
         self.span = span;
-        let cond = self.cond_expr(cond_node)?;
-        let then_body = self.with_block(|lw| {
-            for s in kids.iter().copied().filter(|k| k.id() != cond_node.id()) {
-                lw.stmt(s)?;
-            }
-            Ok(())
-        })?;
+        let cond = self.cond_expr(cond)?;
+        let then_body = self.with_block(|lw| lw.block_stmts(body))?;
         let else_body = self.else_chain(rest)?;
         Ok(vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, span)])
-    }
-}
-
-/// The lower-case identifiers in a subtree.
-fn identifiers_in(src: &str, n: Node, out: &mut Vec<String>) {
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
-        if x.kind() == "identifier" {
-            out.push(super::syntax::text(src, x).to_ascii_lowercase());
-        }
-        stack.extend(named(x));
     }
 }
 
