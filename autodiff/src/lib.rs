@@ -57,6 +57,7 @@
 //!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
+//!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -77,6 +78,7 @@ mod checkpoint;
 mod deriv;
 mod expert;
 mod flatten;
+pub mod fuse;
 mod gather;
 mod map;
 mod minmax;

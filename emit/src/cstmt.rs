@@ -469,7 +469,8 @@ impl<'a> Emitter<'a> {
         }
         for (n, d) in m.dims.iter().enumerate() {
             if parallel && plan.simd && n + 1 == m.dims.len() {
-                self.line("ADJC_OMP(simd)");
+                let simd = self.plan.simd_pragma(self.cx, m);
+                self.line(format!("ADJC_OMP({simd})"));
             }
             let var = self.cx.name(d.var);
             let text =
