@@ -255,6 +255,8 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
     // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
     adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
+    // Repeated calls of the derivative rules (`tanh(u)` twice in `1 - tanh(u)^2`) named once.
+    adjoint.function = adjc_autodiff::cse::name_common_subexpressions(&adjoint.function);
     module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
     let primal = &module.functions[0];
     validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;
