@@ -248,8 +248,12 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
     // without atomics (validated just below).
     adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
-    // Element-wise forward maps run in the reverse map over the same elements: one pass.
-    adjoint.function = adjc_autodiff::fuse::fuse_sweeps(&adjoint.function);
+    // Element-wise forward maps run in the reverse map over the same elements: one pass
+    // (opt-in: on the 2-core test machine it gained nothing on compute and go_fast, and the
+    // fused loop of arc_distance no longer vectorises).
+    if args.fuse_sweeps {
+        adjoint.function = adjc_autodiff::fuse::fuse_sweeps(&adjoint.function);
+    }
     // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a register-friendly
     // local and are written back once.
     adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
