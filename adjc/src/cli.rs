@@ -126,6 +126,10 @@ pub struct TranspileArgs {
     /// How to plan memory (default: ilp with --memory-limit, else store-all).
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyArg>,
+    /// Experimental: run element-wise forward maps inside the reverse map over the same
+    /// elements (one pass; `autodiff/src/fuse.rs`). Off by default: no gain measured yet.
+    #[arg(long)]
+    pub fuse_sweeps: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).

@@ -25,6 +25,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         name: args.name.clone(),
         checkpoints: adjc::checkpoint_flag::parse(&args.checkpoints).map_err(CliError::Usage)?,
         memory: MemoryOptions::from_flags(strategy, args.memory_limit),
+        fuse_sweeps: args.fuse_sweeps,
         sizes: parse_sizes(&args.sizes)?,
         command_line: Some(command_line()),
     })

@@ -23,9 +23,13 @@ pub enum Stage {
     Plan,
     /// Scatter updates of stencil sweeps → one map per neighbour (`adjc_autodiff::split`).
     Split,
+    /// Opt-in (`--fuse-sweeps`): element-wise forward maps run inside the reverse map over the
+    /// same elements (`adjc_autodiff::fuse`).
+    Fuse,
     /// Scalar gradients updated in loops → a local written back once (`adjc_autodiff::shadow`).
     Shadow,
-    /// Arithmetic as on paper, both functions (`adjc_autodiff::algebra`), then validated.
+    /// Arithmetic as on paper, both functions (`adjc_autodiff::algebra`); repeated calls of
+    /// the derivative rules named once (`adjc_autodiff::cse`); then validated.
     Simplify,
     /// IR → C and header (`adjc-emit`).
     Emit,
@@ -33,12 +37,13 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in the order [`crate::Pipeline::run`] runs them.
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Frontend,
         Stage::Parallelize,
         Stage::Reverse,
         Stage::Plan,
         Stage::Split,
+        Stage::Fuse,
         Stage::Shadow,
         Stage::Simplify,
         Stage::Emit,
@@ -51,6 +56,7 @@ impl Stage {
             Stage::Reverse => "reverse",
             Stage::Plan => "plan",
             Stage::Split => "split",
+            Stage::Fuse => "fuse",
             Stage::Shadow => "shadow",
             Stage::Simplify => "simplify",
             Stage::Emit => "emit",

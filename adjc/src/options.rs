@@ -94,6 +94,9 @@ pub struct Options {
     pub checkpoints: Vec<(LoopRef, Checkpointing)>,
     /// `--memory-limit` / `--strategy`: plan the adjoint's memory (`None`: store all).
     pub memory: Option<MemoryOptions>,
+    /// `--fuse-sweeps` (experimental): element-wise forward maps run inside the reverse map
+    /// over the same elements (`adjc_autodiff::fuse`).
+    pub fuse_sweeps: bool,
     /// `--sizes`: values of the size parameters (a memory plan is made for them).
     pub sizes: BTreeMap<String, i64>,
     /// The command line quoted in the generated files' header comment (none when `None`).

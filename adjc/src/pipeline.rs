@@ -10,9 +10,12 @@
 //! 4. **plan**: with [`crate::MemoryOptions`], choose what to store or recompute, rebuild
 //!    around checkpointed loops, verify, apply ([`crate::memory`]).
 //! 5. **split**: scatter updates of stencil sweeps become one map per neighbour.
-//! 6. **shadow**: scalar gradients updated in loops accumulate in a local.
-//! 7. **simplify**: both functions as they are written (`x * x` for `x ** 2`); validate.
-//! 8. **emit**: C source and header (`adjc-emit`).
+//! 6. **fuse** (opt-in, `--fuse-sweeps`): element-wise forward maps run inside the reverse
+//!    map over the same elements.
+//! 7. **shadow**: scalar gradients updated in loops accumulate in a local.
+//! 8. **simplify**: both functions as they are written (`x * x` for `x ** 2`), repeated calls
+//!    of the derivative rules named once (`const double tanh_a = tanh(a[i]);`); validate.
+//! 9. **emit**: C source and header (`adjc-emit`).
 
 use std::path::PathBuf;
 
@@ -67,11 +70,19 @@ impl Pipeline {
         // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
         // without atomics (validated below).
         adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
+        // Element-wise forward maps run in the reverse map over the same elements: one pass
+        // (opt-in: on the 2-core test machine it gained nothing on compute and go_fast, and
+        // the fused loop of arc_distance no longer vectorises).
+        if self.options.fuse_sweeps {
+            adjoint.function = adjc_autodiff::fuse::fuse_sweeps(&adjoint.function);
+        }
         // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a
         // register-friendly local and are written back once.
         adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
         // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
         adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
+        // Repeated calls of the derivative rules (`tanh(u)` twice in `1 - tanh(u)^2`) named once.
+        adjoint.function = adjc_autodiff::cse::name_common_subexpressions(&adjoint.function);
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;

@@ -29,6 +29,28 @@ fn every_example_passes_the_gradient_check_serial_and_openmp() {
     check_all(&exs, &check_python_example);
 }
 
+/// `--fuse-sweeps` (opt-in) on the examples where it fuses the most: the fused adjoints pass
+/// the gradient check, serial and with OpenMP, and say where they fused.
+#[test]
+fn fused_sweeps_pass_the_gradient_check() {
+    let names = ["compute", "go_fast", "elementwise", "arc_distance", "softmax_lse", "lenet", "gemm", "stencil_1d"];
+    let exs: Vec<Example> = examples()
+        .into_iter()
+        .filter(|e| names.iter().any(|n| e.path.ends_with(&format!("/{n}.py"))))
+        .map(|mut e| {
+            e.check_flags.push("--fuse-sweeps".into());
+            e
+        })
+        .collect();
+    assert_eq!(exs.len(), names.len());
+    check_all(&exs, &check_python_example);
+    let dir = common::scratch("fused_sweeps");
+    let out = adjc(&["transpile", "examples/python/compute.py", "--fuse-sweeps", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("compute.c")).unwrap();
+    assert!(c.contains("forward and adjoint in one pass (fused)"), "{c}");
+}
+
 #[test]
 fn output_is_deterministic_and_snapshotted() {
     for ex in examples() {

@@ -57,6 +57,8 @@
 //!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
+//!   `cse`: repeated calls of a derivative named once (`tanh_s = tanh(...)`);
+//!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -74,9 +76,11 @@ mod batch;
 mod batchnorm;
 mod blas;
 mod checkpoint;
+pub mod cse;
 mod deriv;
 mod expert;
 mod flatten;
+pub mod fuse;
 mod gather;
 mod map;
 mod minmax;

@@ -72,6 +72,9 @@ pub(crate) struct Emitter<'a> {
     /// Their places in the block reserved on entry, and how many have been taken so far.
     arena: &'a Arena,
     taken: usize,
+    /// Iteration-private scalars declared `const` where they are assigned (see
+    /// [`const_locals`]).
+    consts: BTreeSet<VarId>,
 }
 
 impl<'a> Emitter<'a> {
@@ -93,6 +96,7 @@ impl<'a> Emitter<'a> {
             uses_goto: false,
             region_level: false,
             serial_copy: false,
+            consts: BTreeSet::new(),
             placed,
             arena,
             taken: 0,
@@ -226,6 +230,11 @@ impl<'a> Emitter<'a> {
 
     fn stmt(&mut self, s: &Stmt, line: u32) -> Result<(), Diagnostic> {
         match &s.kind {
+            StmtKind::Assign { target, value } if target.is_scalar() && self.consts.contains(&target.var) => {
+                let ty = c_type(self.cx.f.var(target.var).ty.elem());
+                let text = format!("const {ty} {} = {};", self.place(target), self.expr(value));
+                self.line(text);
+            }
             StmtKind::Assign { target, value } => {
                 let text = format!("{} = {};", self.place(target), self.expr(value));
                 self.line(text);
@@ -469,7 +478,8 @@ impl<'a> Emitter<'a> {
         }
         for (n, d) in m.dims.iter().enumerate() {
             if parallel && plan.simd && n + 1 == m.dims.len() {
-                self.line("ADJC_OMP(simd)");
+                let simd = self.plan.simd_pragma(self.cx, m);
+                self.line(format!("ADJC_OMP({simd})"));
             }
             let var = self.cx.name(d.var);
             let text =
@@ -484,7 +494,11 @@ impl<'a> Emitter<'a> {
         let saved_region = self.region_level;
         self.region_level = false;
         self.chain.push(k);
+        let consts = const_locals(&m.body, &plan.private, &self.plan.top);
         for v in &plan.private {
+            if consts.contains(v) {
+                continue;
+            }
             let ty = self.cx.f.var(*v).ty.elem();
             let name = self.cx.name(*v);
             self.line(format!("{} {name} = {};", c_type(ty), zero(ty)));
@@ -492,7 +506,9 @@ impl<'a> Emitter<'a> {
                 self.line(format!("(void){name};"));
             }
         }
+        let saved_consts = std::mem::replace(&mut self.consts, consts);
         let result = self.block(&m.body, line, false);
+        self.consts = saved_consts;
         self.chain.pop();
         self.parallel = saved;
         self.region_level = saved_region;
@@ -566,4 +582,27 @@ fn size(e: &Expr) -> usize {
     let mut n = 0;
     e.walk(&mut |_| n += 1);
     n
+}
+
+/// The private scalars of a map body that can be declared `const` at their assignment
+/// (`const double tanh_s = tanh(...);`): assigned once, by a statement of the body itself
+/// (not nested), read only by the statements after it, read at least once, and not also
+/// declared at the function's top.
+fn const_locals(body: &[Stmt], private: &[VarId], top: &[VarId]) -> BTreeSet<VarId> {
+    let mut out = BTreeSet::new();
+    for (k, s) in body.iter().enumerate() {
+        let StmtKind::Assign { target, value } = &s.kind else { continue };
+        let v = target.var;
+        if !target.is_scalar() || !private.contains(&v) || top.contains(&v) || value.mentions(v) {
+            continue;
+        }
+        let mut writes = 0;
+        adjc_ir::walk_stmts(&body.to_vec(), &mut |t| writes += (t.written_var() == Some(v)) as usize);
+        let before = body[..k].iter().any(|t| adjc_ir::read_vars(&vec![t.clone()]).contains(&v));
+        let after = body[k + 1..].iter().any(|t| adjc_ir::read_vars(&vec![t.clone()]).contains(&v));
+        if writes == 1 && !before && after {
+            out.insert(v);
+        }
+    }
+    out
 }

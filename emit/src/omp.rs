@@ -40,7 +40,9 @@
 //!   bounds depend on an outer dimension of the map (triangular: balances the rows);
 //!   `ADJC_OMP(simd)` on the innermost loop of a multi-dimensional parallel map when every
 //!   access is unit-stride in it and the body has no inner loop, call, tape, shared update
-//!   or scalar written outside the iteration.
+//!   or scalar written outside the iteration — except accumulations into the map's own
+//!   scalar reductions, which the inner loop carries as `simd reduction(op:x)` (a sum such
+//!   as go_fast's `trace_b += ret_b[j, k]` is otherwise one scalar add chain per element).
 //! * Scalar locals written inside a map body are private to an iteration: they are declared
 //!   at the top of the body of the parallel map around the write (or of the outermost map
 //!   when none is parallel). A variable also used outside such maps is declared at the
@@ -468,8 +470,9 @@ fn unit_in(e: &Expr, v: VarId) -> bool {
 }
 
 /// Whether the innermost loop of `m` can carry `omp simd` (module docs). `private` are the
-/// scalars declared in its body.
-fn simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
+/// scalars declared in its body; `reductions` the map's reduction clauses: a shared `+=`,
+/// `*=`, `max=` or `min=` into one of them (not boolean) becomes a `simd reduction` too.
+fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<VarId, AccOp>) -> bool {
     let Some(inner) = m.dims.last() else { return false };
     let v = inner.var;
     if m.dims.len() < 2 || m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v))) {
@@ -500,6 +503,11 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
                 } else {
                     ok &= contiguous_ok(target.var, &target.index, true);
                 }
+            }
+            StmtKind::Accumulate { target, shared: true, op, .. } => {
+                ok &= target.is_scalar()
+                    && reductions.get(&target.var) == Some(op)
+                    && f.var(target.var).ty.elem() != Scalar::Bool;
             }
             StmtKind::If { .. } => {}
             _ => ok = false,
@@ -604,7 +612,7 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>) -> Plan {
     walk_stmts(&f.body, &mut |s| {
         if let StmtKind::Map(m) = &s.kind {
             if let Some(plan) = maps.get(&key(m)) {
-                if plan.parallel() && plan.collapse == 1 && simd_safe(f, m, &plan.private) {
+                if plan.parallel() && plan.collapse == 1 && simd_safe(f, m, &plan.private, &plan.reductions) {
                     simd.insert(key(m));
                 }
             }
@@ -668,8 +676,33 @@ impl Plan {
         if plan.balanced {
             s.push_str(" schedule(static, 1)");
         }
+        s.push_str(&reduction_clauses(cx, &plan.reductions));
+        Some(s)
+    }
+
+    /// The directive on the innermost loop of a map that carries `simd`: `simd`, with the
+    /// map's reductions when its body accumulates into them (each lane its own partial sum).
+    pub fn simd_pragma(&self, cx: &FnCtx, m: &Map) -> String {
+        let Some(plan) = self.map(m) else { return "simd".into() };
+        let mut inner: BTreeMap<VarId, AccOp> = BTreeMap::new();
+        walk_stmts(&m.body, &mut |s| {
+            if let StmtKind::Accumulate { target, shared: true, .. } = &s.kind {
+                if let Some(op) = plan.reductions.get(&target.var) {
+                    inner.insert(target.var, *op);
+                }
+            }
+        });
+        format!("simd{}", reduction_clauses(cx, &inner))
+    }
+}
+
+/// ` reduction(+:s, t) reduction(max:m)` for the reductions of a map, grouped by operator in
+/// a fixed order.
+fn reduction_clauses(cx: &FnCtx, reductions: &BTreeMap<VarId, AccOp>) -> String {
+    let mut s = String::new();
+    {
         let mut groups: BTreeMap<u8, (&str, Vec<&str>)> = BTreeMap::new();
-        for (v, op) in &plan.reductions {
+        for (v, op) in reductions {
             let boolean = cx.f.var(*v).ty.elem() == Scalar::Bool;
             let (rank, sym) = match (op, boolean) {
                 (AccOp::Add, _) => (0, "+"),
@@ -684,6 +717,6 @@ impl Plan {
         for (sym, vars) in groups.values() {
             s.push_str(&format!(" reduction({sym}:{})", vars.join(", ")));
         }
-        Some(s)
     }
+    s
 }
