@@ -358,3 +358,61 @@ fn dot_of_a_vector_with_itself_is_one_update() {
     assert!(adj.contains("A_b_(i, i_1) += 2.0 * dot_2_b * A_(i, i_1);"), "{adj}");
     assert_eq!(adj.matches("+= dot_2_b").count(), 0, "{adj}");
 }
+
+/// The fallback BLAS of `runtime-c/adjc_blas.h` (blocked, packed gemm; gemv, ger, dot)
+/// against naive reference loops: `blas_fallback/check.c` runs every transpose pair, both
+/// orders, sizes that are not multiples of the register tile or the cache blocks, wide
+/// leading dimensions, beta == 0 over NaN, float and double. Built with
+/// -std=c11 -Wall -Wextra -Werror, with and without -fopenmp and -march=native, with the
+/// default blocks and with tiny ones (every size then crosses several KC/MC/NC blocks, the
+/// packed path runs for the smallest products, and every product is split among threads,
+/// three of them so that shares are uneven).
+#[test]
+fn fallback_blas_matches_reference_loops() {
+    let dir = scratch("blas-fallback");
+    let src = root().join("adjc/tests/blas_fallback/check.c");
+    let runtime = root().join("runtime-c");
+    let tiny: &[&str] = &[
+        "-DADJC_BLAS_KC_d=16",
+        "-DADJC_BLAS_MC_d=12",
+        "-DADJC_BLAS_NC_d=48",
+        "-DADJC_BLAS_KC_s=16",
+        "-DADJC_BLAS_MC_s=12",
+        "-DADJC_BLAS_NC_s=96",
+        "-DADJC_BLAS_SMALL=0",
+        "-DADJC_BLAS_PAR_MIN=0",
+        "-DADJC_BLAS_SMALL_M=0",
+    ];
+    let configs: &[(&str, &[&str], bool)] = &[
+        ("plain", &[], false),
+        ("native", &["-march=native"], false),
+        ("native-omp", &["-march=native", "-fopenmp"], false),
+        ("tiny", &["-march=native"], true),
+        ("tiny-omp", &["-march=native", "-fopenmp"], true),
+    ];
+    for (name, flags, small_blocks) in configs {
+        let exe = dir.join(name);
+        let mut cc = Command::new("cc");
+        cc.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2"]).args(*flags);
+        if *small_blocks {
+            cc.args(tiny);
+        }
+        cc.arg("-I").arg(&runtime).arg(&src).arg("-o").arg(&exe).arg("-lm");
+        let out = cc.output().expect("run cc");
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let run = Command::new(&exe).env("OMP_NUM_THREADS", "3").output().expect("run check");
+        assert!(run.status.success() && text(&run).trim() == "ok", "{name}:\n{}", text(&run));
+    }
+    // The GFLOP/s benchmark of the fallback (README: BLAS) keeps compiling.
+    let bench = root().join("adjc/tests/blas_fallback/bench.c");
+    let out = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-fopenmp", "-I"])
+        .arg(&runtime)
+        .arg(&bench)
+        .arg("-o")
+        .arg(dir.join("bench"))
+        .output()
+        .expect("run cc");
+    assert!(out.status.success(), "bench.c: {}", text(&out));
+}
+
