@@ -416,3 +416,38 @@ fn fallback_blas_matches_reference_loops() {
     assert!(out.status.success(), "bench.c: {}", text(&out));
 }
 
+/// A stack of matrices times one matrix (doitgen's `reshape(A, (NR, NQ, 1, NP)) @ C4`) is
+/// one gemm over all `NR * NQ` rows in the forward sweep, and its adjoint loop becomes one
+/// gemm per adjoint statement (rows for `A_b`, the shared dimension for `C4_b`), not a
+/// gemm per slab. A stack whose slabs are not consecutive (`A[:, 1:, :]`) keeps its loop.
+/// Gradients in both BLAS builds, serial and OpenMP (a merge with a wrong offset, extent or
+/// leading dimension fails them).
+#[test]
+fn loop_of_slab_products_is_one_gemm() {
+    let dir = scratch("blas-slabs");
+    let out = adjc(&["transpile", "examples/python/doitgen.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("doitgen.c")).unwrap();
+    let (fwd, adj) = (function(&c, "doitgen"), function(&c, "doitgen_b"));
+    assert_eq!(fwd.matches("cblas_dgemm(").count(), 1, "{fwd}");
+    assert!(fwd.contains("CblasNoTrans, CblasNoTrans, NR * NQ, NP, NP, 1.0, &A_(0, 0, 0)"), "{fwd}");
+    assert_eq!(adj.matches("cblas_dgemm(").count(), 3, "{adj}");
+    assert!(adj.contains("CblasNoTrans, CblasTrans, NR * NQ, NP, NP, 1.0, &dot_b_(0, 0, 0, 0)"), "{adj}");
+    assert!(adj.contains("CblasTrans, CblasNoTrans, NP, NP, NR * NQ, 1.0, &A_(0, 0, 0)"), "{adj}");
+    check_passes_both_blas(&["check", "examples/python/doitgen.py", "--sizes", "NR=3,NQ=4,NP=5"]);
+    let part = dir.join("part.py");
+    std::fs::write(
+        &part,
+        "def part(A: \"float64[R, Q, P]\", C: \"float64[P, P]\", B: \"float64[R, Q, P]\"):\n    \
+         B[:, 1:, :] = A[:, 1:, :] @ C\n    B[:, :, :] += A @ C\n",
+    )
+    .unwrap();
+    let out = adjc(&["transpile", part.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("part.c")).unwrap();
+    let adj = function(&c, "part_b");
+    // The window A[:, 1:, :] stays a loop of gemms in both sweeps; A @ C is merged.
+    assert!(c.contains("Q - 1), P, P, 1.0, &A_(i, 1, 0)"), "{c}");
+    assert!(adj.contains("CblasTrans, CblasNoTrans, P, P, R * Q, 1.0, &A_(0, 0, 0)"), "{adj}");
+    check_passes_both_blas(&["check", part.to_str().unwrap(), "--sizes", "R=3,Q=4,P=5"]);
+}
