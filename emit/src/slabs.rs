@@ -89,7 +89,8 @@ fn consecutive(cx: &FnCtx, x: VarId, w: &View, p: usize, m: usize) -> bool {
 }
 
 /// The loop's statements as merged gemms and single-statement loops, or `None` when the
-/// loop must stay as it is.
+/// loop must stay as it is (also when a bound, a scale factor or a view offset reads an
+/// array the loop writes: after fission it would be read at another time).
 pub(crate) fn split<'a>(cx: &FnCtx, l: &'a Loop) -> Option<Vec<Piece<'a>>> {
     let i = l.var;
     let step = l.step.as_int()?;
@@ -168,6 +169,34 @@ pub(crate) fn split<'a>(cx: &FnCtx, l: &'a Loop) -> Option<Vec<Piece<'a>>> {
         }
     }
     if gemms == 0 {
+        return None;
+    }
+    // The bounds and the scalars of the calls (alpha, beta, view offsets and extents) are
+    // evaluated once per piece after fission: none may read an array the loop writes.
+    let written: Vec<VarId> = accesses.iter().filter(|a| a.2).map(|a| a.0).collect();
+    let reads_written = |e: &Expr| {
+        let mut found = false;
+        e.walk(&mut |x| found |= matches!(&x.kind, ExprKind::Var(v) | ExprKind::Load(v, _) if written.contains(v)));
+        found
+    };
+    let mut scalars: Vec<&Expr> = vec![&l.start, &l.stop];
+    for s in &l.body {
+        match &s.kind {
+            StmtKind::Call(c) => {
+                scalars.extend([&c.alpha, &c.beta]);
+                for w in std::iter::once(&c.out_view).chain(&c.arg_views) {
+                    scalars.extend(w.start.iter().chain(&w.extents));
+                }
+            }
+            StmtKind::Map(m) => {
+                for d in &m.dims {
+                    scalars.extend([&d.start, &d.stop]);
+                }
+            }
+            _ => {}
+        }
+    }
+    if scalars.into_iter().any(reads_written) {
         return None;
     }
     // Fission is exact when every written array is accessed at the same slab axis by every
