@@ -358,3 +358,96 @@ fn dot_of_a_vector_with_itself_is_one_update() {
     assert!(adj.contains("A_b_(i, i_1) += 2.0 * dot_2_b * A_(i, i_1);"), "{adj}");
     assert_eq!(adj.matches("+= dot_2_b").count(), 0, "{adj}");
 }
+
+/// The fallback BLAS of `runtime-c/adjc_blas.h` (blocked, packed gemm; gemv, ger, dot)
+/// against naive reference loops: `blas_fallback/check.c` runs every transpose pair, both
+/// orders, sizes that are not multiples of the register tile or the cache blocks, wide
+/// leading dimensions, beta == 0 over NaN, float and double. Built with
+/// -std=c11 -Wall -Wextra -Werror, with and without -fopenmp and -march=native, with the
+/// default blocks and with tiny ones (every size then crosses several KC/MC/NC blocks, the
+/// packed path runs for the smallest products, and every product is split among threads,
+/// three of them so that shares are uneven).
+#[test]
+fn fallback_blas_matches_reference_loops() {
+    let dir = scratch("blas-fallback");
+    let src = root().join("adjc/tests/blas_fallback/check.c");
+    let runtime = root().join("runtime-c");
+    let tiny: &[&str] = &[
+        "-DADJC_BLAS_KC_d=16",
+        "-DADJC_BLAS_MC_d=12",
+        "-DADJC_BLAS_NC_d=48",
+        "-DADJC_BLAS_KC_s=16",
+        "-DADJC_BLAS_MC_s=12",
+        "-DADJC_BLAS_NC_s=96",
+        "-DADJC_BLAS_SMALL=0",
+        "-DADJC_BLAS_PAR_MIN=0",
+        "-DADJC_BLAS_SMALL_M=0",
+    ];
+    let configs: &[(&str, &[&str], bool)] = &[
+        ("plain", &[], false),
+        ("native", &["-march=native"], false),
+        ("native-omp", &["-march=native", "-fopenmp"], false),
+        ("tiny", &["-march=native"], true),
+        ("tiny-omp", &["-march=native", "-fopenmp"], true),
+    ];
+    for (name, flags, small_blocks) in configs {
+        let exe = dir.join(name);
+        let mut cc = Command::new("cc");
+        cc.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2"]).args(*flags);
+        if *small_blocks {
+            cc.args(tiny);
+        }
+        cc.arg("-I").arg(&runtime).arg(&src).arg("-o").arg(&exe).arg("-lm");
+        let out = cc.output().expect("run cc");
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let run = Command::new(&exe).env("OMP_NUM_THREADS", "3").output().expect("run check");
+        assert!(run.status.success() && text(&run).trim() == "ok", "{name}:\n{}", text(&run));
+    }
+    // The GFLOP/s benchmark of the fallback (README: BLAS) keeps compiling.
+    let bench = root().join("adjc/tests/blas_fallback/bench.c");
+    let out = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-fopenmp", "-I"])
+        .arg(&runtime)
+        .arg(&bench)
+        .arg("-o")
+        .arg(dir.join("bench"))
+        .output()
+        .expect("run cc");
+    assert!(out.status.success(), "bench.c: {}", text(&out));
+}
+
+/// A stack of matrices times one matrix (doitgen's `reshape(A, (NR, NQ, 1, NP)) @ C4`) is
+/// one gemm over all `NR * NQ` rows in the forward sweep, and its adjoint loop becomes one
+/// gemm per adjoint statement (rows for `A_b`, the shared dimension for `C4_b`), not a
+/// gemm per slab. A stack whose slabs are not consecutive (`A[:, 1:, :]`) keeps its loop.
+/// Gradients in both BLAS builds, serial and OpenMP (a merge with a wrong offset, extent or
+/// leading dimension fails them).
+#[test]
+fn loop_of_slab_products_is_one_gemm() {
+    let dir = scratch("blas-slabs");
+    let out = adjc(&["transpile", "examples/python/doitgen.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("doitgen.c")).unwrap();
+    let (fwd, adj) = (function(&c, "doitgen"), function(&c, "doitgen_b"));
+    assert_eq!(fwd.matches("cblas_dgemm(").count(), 1, "{fwd}");
+    assert!(fwd.contains("CblasNoTrans, CblasNoTrans, NR * NQ, NP, NP, 1.0, &A_(0, 0, 0)"), "{fwd}");
+    assert_eq!(adj.matches("cblas_dgemm(").count(), 3, "{adj}");
+    assert!(adj.contains("CblasNoTrans, CblasTrans, NR * NQ, NP, NP, 1.0, &dot_b_(0, 0, 0, 0)"), "{adj}");
+    assert!(adj.contains("CblasTrans, CblasNoTrans, NP, NP, NR * NQ, 1.0, &A_(0, 0, 0)"), "{adj}");
+    check_passes_both_blas(&["check", "examples/python/doitgen.py", "--sizes", "NR=3,NQ=4,NP=5"]);
+    let part = dir.join("part.py");
+    std::fs::write(
+        &part,
+        "def part(A: \"float64[R, Q, P]\", C: \"float64[P, P]\", B: \"float64[R, Q, P]\"):\n    \
+         B[:, 1:, :] = A[:, 1:, :] @ C\n    B[:, :, :] += A @ C\n",
+    )
+    .unwrap();
+    let out = adjc(&["transpile", part.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("part.c")).unwrap();
+    let adj = function(&c, "part_b");
+    // The window A[:, 1:, :] stays a loop of gemms in both sweeps; A @ C is merged.
+    assert!(c.contains("Q - 1), P, P, 1.0, &A_(i, 1, 0)"), "{c}");
+    assert!(adj.contains("CblasTrans, CblasNoTrans, P, P, R * Q, 1.0, &A_(0, 0, 0)"), "{adj}");
+    check_passes_both_blas(&["check", part.to_str().unwrap(), "--sizes", "R=3,Q=4,P=5"]);
+}

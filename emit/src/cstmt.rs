@@ -343,6 +343,11 @@ impl<'a> Emitter<'a> {
     }
 
     fn for_loop(&mut self, l: &Loop, line: u32) -> Result<(), Diagnostic> {
+        if !self.region_level && !self.serial_copy && self.plan.region(l).is_none() {
+            if let Some(pieces) = crate::slabs::split(self.cx, l) {
+                return self.slab_loop(l, pieces, line);
+            }
+        }
         let region = if self.serial_copy || self.region_level { None } else { self.plan.region(l) };
         let Some(region) = region else { return self.plain_loop(l, line) };
         let mut note = "one parallel region around the loop: its maps share their iterations (omp for), the \
@@ -374,6 +379,35 @@ impl<'a> Emitter<'a> {
             result?;
             self.depth -= 1;
             self.line("}");
+        }
+        Ok(())
+    }
+
+    /// A loop of gemms over consecutive slabs as one gemm per statement (`slabs.rs`).
+    fn slab_loop(&mut self, l: &Loop, pieces: Vec<crate::slabs::Piece>, line: u32) -> Result<(), Diagnostic> {
+        let var = self.cx.name(l.var).to_string();
+        self.line(format!(
+            "/* the loop over {var} of products of consecutive slabs: one product over all slabs per statement */"
+        ));
+        for piece in pieces {
+            match piece {
+                crate::slabs::Piece::Call { call, trips, stmt } => {
+                    if let Some(note) = &stmt.note {
+                        self.line(format!("/* {} */", comment_text(note)));
+                    }
+                    let text = crate::blas::call(self.cx, &call, stmt.span, "")?;
+                    let cond = format!("if ({} > 0) {{", self.expr(&trips));
+                    self.line(cond);
+                    self.depth += 1;
+                    self.line(text);
+                    self.depth -= 1;
+                    self.line("}");
+                }
+                crate::slabs::Piece::Loop(s) => {
+                    let one = Loop { body: vec![s.clone()], ..l.clone() };
+                    self.plain_loop(&one, line)?;
+                }
+            }
         }
         Ok(())
     }

@@ -23,6 +23,7 @@ pub mod names;
 mod omp;
 mod reserved;
 mod sizes;
+mod slabs;
 mod templates;
 mod work;
 pub mod wrap;
