@@ -254,6 +254,13 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
     adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
     module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
+    // Loops of matrix-vector products of fixed matrices become one matrix product before
+    // the loop, in the forward function and in the adjoint's forward sweep (not under a
+    // memory plan: it does not count the product's work array).
+    module.functions[0] = adjc_autodiff::product_loop::batch_products(&module.functions[0]);
+    if memory.is_none() {
+        adjoint.function = adjc_autodiff::product_loop::batch_products(&adjoint.function);
+    }
     let primal = &module.functions[0];
     validate::validate(&adjoint.function).map_err(|e| internal(&file, &source, e))?;
     let header_comment = vec![

@@ -86,6 +86,7 @@ mod own;
 pub mod parallelize;
 pub mod plan;
 mod prep;
+pub mod product_loop;
 mod recompute;
 mod report;
 mod reverse;
