@@ -253,6 +253,8 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
     // Both functions as they are written: `x * x` for `x ** 2`, signs folded into sums.
     adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
+    // Reversed loops whose iterations are independent run forwards, nests along rows.
+    adjoint.function = adjc_autodiff::loop_order::order_loops(&adjoint.function);
     module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
     // Loops of matrix-vector products of fixed matrices become one matrix product before
     // the loop, in the forward function and in the adjoint's forward sweep (not under a

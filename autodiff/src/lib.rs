@@ -78,6 +78,7 @@ mod deriv;
 mod expert;
 mod flatten;
 mod gather;
+pub mod loop_order;
 mod map;
 mod minmax;
 mod nest;
