@@ -248,6 +248,9 @@ pub fn transpile(args: &TranspileArgs, command_line: &str) -> CliResult<Transpil
     // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
     // without atomics (validated just below).
     adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
+    // Shared additions of a map into one element (`R_b[k, j]` from every row) are a scalar
+    // reduction, not one `omp atomic` per iteration.
+    adjoint.function = adjc_autodiff::shared_element::reduce_shared_elements(&adjoint.function);
     // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a register-friendly
     // local and are written back once.
     adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);

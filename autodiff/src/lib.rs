@@ -94,6 +94,7 @@ mod reverse;
 mod rules;
 pub mod shadow;
 mod shared;
+pub mod shared_element;
 mod signature;
 mod softmax;
 pub mod split;
