@@ -22,8 +22,8 @@
 //! same at every iteration: the pass applies only when the loop writes neither, and the row
 //! range depends on nothing the loop changes; `α`, `β`, `g`, `c0` and `len` are evaluated
 //! where the call was. A loop inside a parallel map is left alone, and so is a product whose
-//! column `g(i)` does not move by one per iteration (few iterations over a wide matrix would
-//! make the product dearer than the calls).
+//! column `g(i)` does not move by one per iteration or a loop of fewer than 4 iterations
+//! (few iterations over a wide matrix would make the product dearer than the calls).
 
 use crate::affine::Affine;
 use crate::util::{block_writes, expr_vars, same};
@@ -111,12 +111,22 @@ fn plan(f: &Function, l: &Loop) -> Vec<Product> {
             continue;
         }
         let Some(g) = Affine::parse(&p.g, &|_| true, &|_| true) else { continue };
-        if g.coeff(l.var).abs() != 1 {
+        if g.coeff(l.var).abs() != 1 || few_iterations(l) {
             continue;
         }
         out.push(p);
     }
     out
+}
+
+/// A loop with a known trip count under 4: its few products cost less than one over every
+/// column.
+fn few_iterations(l: &Loop) -> bool {
+    let c = |e: &Expr| adjc_ir::eval::eval_int(e, &|_| None);
+    match (c(&l.start), c(&l.stop), c(&l.step)) {
+        (Some(a), Some(b), Some(s)) if s != 0 => (b - a) / s < 4,
+        _ => false,
+    }
 }
 
 /// A `gemv` whose matrix is a window of `X` along one axis and whose vector is a line of
