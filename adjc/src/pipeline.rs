@@ -12,9 +12,12 @@
 //! 5. **split**: scatter updates of stencil sweeps become one map per neighbour.
 //! 6. **fuse** (opt-in, `--fuse-sweeps`): element-wise forward maps run inside the reverse
 //!    map over the same elements.
-//! 7. **shadow**: scalar gradients updated in loops accumulate in a local.
+//! 7. **shadow**: a map's shared additions into one element become a scalar reduction
+//!    (`shared_element`); scalar gradients updated in loops accumulate in a local.
 //! 8. **simplify**: both functions as they are written (`x * x` for `x ** 2`), repeated calls
-//!    of the derivative rules named once (`const double tanh_a = tanh(a[i]);`); validate.
+//!    of the derivative rules named once (`const double tanh_a = tanh(a[i]);`), reversed
+//!    loops with independent iterations run forwards along rows (`loop_order`), loops of
+//!    matrix-vector products of fixed matrices become one product (`product_loop`); validate.
 //! 9. **emit**: C source and header (`adjc-emit`).
 
 use std::path::PathBuf;
@@ -76,6 +79,9 @@ impl Pipeline {
         if self.options.fuse_sweeps {
             adjoint.function = adjc_autodiff::fuse::fuse_sweeps(&adjoint.function);
         }
+        // Shared additions of a map into one element (`R_b[k, j]` from every row) are a
+        // scalar reduction, not one `omp atomic` per iteration.
+        adjoint.function = adjc_autodiff::shared_element::reduce_shared_elements(&adjoint.function);
         // Scalar gradients updated in loops (`*alpha_b += ...`) accumulate in a
         // register-friendly local and are written back once.
         adjoint.function = adjc_autodiff::shadow::shadow_scalar_outputs(&adjoint.function);
@@ -83,8 +89,18 @@ impl Pipeline {
         adjoint.function = adjc_autodiff::algebra::simplify_function(&adjoint.function);
         // Repeated calls of the derivative rules (`tanh(u)` twice in `1 - tanh(u)^2`) named once.
         adjoint.function = adjc_autodiff::cse::name_common_subexpressions(&adjoint.function);
+        // Reversed loops whose iterations are independent run forwards, nests along rows.
+        adjoint.function = adjc_autodiff::loop_order::order_loops(&adjoint.function);
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
+        // Loops of matrix-vector products of fixed matrices become one matrix product before
+        // the loop, in the forward function and in the adjoint's forward sweep (not under a
+        // memory plan: it does not count the product's work array).
+        module.functions[0] = adjc_autodiff::product_loop::batch_products(&module.functions[0]);
+        if memory.is_none() {
+            adjoint.function = adjc_autodiff::product_loop::batch_products(&adjoint.function);
+        }
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
+        validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;
         let command_line = self.options.command_line.clone();
         Ok(Transpiled { module, adjoint, files, stem, sources, memory, command_line })

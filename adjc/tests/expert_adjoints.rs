@@ -143,13 +143,14 @@ fn convolution_adjoint_is_parallel_over_the_owners_of_its_writes() {
     assert_eq!(nests[2].trim(), "for (int64_t k = 0; k < N; k++) {", "{text}");
     let lines: Vec<&str> = adj.lines().map(str::trim).collect();
     let x = lines.iter().position(|l| l.starts_with("input_b_(k, m, n, p) +=")).unwrap();
-    assert_eq!(lines[x - 1], "for (int64_t p = input_n3 - 1; p >= 0; p--) {", "{adj}");
+    // Its iterations are independent: it runs forwards (autodiff/src/loop_order.rs).
+    assert_eq!(lines[x - 1], "for (int64_t p = 0; p < input_n3; p++) {", "{adj}");
     // weights_b[.., p, l]: each output channel owns its slice.
     let w = lines.iter().position(|l| l.starts_with("weights_b_(m - i, n - j, p, l) +=")).unwrap();
     let map = lines[..w].iter().rposition(|l| l.starts_with("ADJC_OMP(parallel for")).unwrap();
     assert_eq!(lines[map], "ADJC_OMP(parallel for)", "{adj}");
     assert_eq!(lines[map + 1], "for (int64_t l = 0; l < C_out; l++) {", "{adj}");
-    assert_eq!(lines[w - 1], "for (int64_t p = input_n3 - 1; p >= 0; p--) {", "{adj}");
+    assert_eq!(lines[w - 1], "for (int64_t p = 0; p < input_n3; p++) {", "{adj}");
 }
 
 #[test]

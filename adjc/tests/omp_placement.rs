@@ -185,3 +185,25 @@ fn hoisted_regions_give_the_serial_gradient_at_2_and_4_threads() {
         }
     }
 }
+
+/// Gram-Schmidt's adjoint adds `-Q[i, k] * A_b[i, j]` into the one element `R_b[k, j]` from
+/// every row `i`: a reduction into a scalar (`reduction(+:...)`, per-thread partial sums),
+/// not an `omp atomic` per row (autodiff/src/shared_element.rs). The gradient at 3 threads
+/// with every parallel copy forced on (a lost or doubled partial sum fails it) and serial.
+#[test]
+fn shared_element_additions_are_reductions_not_atomics() {
+    let dir = scratch("omp-gramschmidt");
+    let c = transpile(&dir, "gramschmidt", &["--wrt", "A", "--of", "A"]);
+    let adj = function(&c, "gramschmidt_b");
+    assert!(!adj.contains("atomic"), "{adj}");
+    assert!(adj.contains("ADJC_OMP(for reduction(+:R_b_sum))"), "{adj}");
+    assert!(adj.contains("R_b_(k, j) += R_b_sum;"), "{adj}");
+    for args in [&["--openmp"][..], &[]] {
+        let mut a =
+            vec!["check", "examples/python/gramschmidt.py", "--sizes", "A_n0=17,A_n1=9", "--wrt", "A", "--of", "A"];
+        a.extend(args);
+        let out = common::adjc_parallel_copies(&a);
+        let t = text(&out);
+        assert!(out.status.success() && t.contains("check passed"), "{t}");
+    }
+}

@@ -104,14 +104,21 @@ fn flat_scalar_reduction(f: &Function, l: &Loop) -> bool {
     only_scalars && !nested
 }
 
+/// Whether the iterations of `l` are independent by the rules that turn a loop into a map
+/// (see the module documentation): they may then run in any order. `live_out`: scalars
+/// live right after the loop.
+pub(crate) fn iterations_commute(f: &Function, l: &Loop, live_out: &VarSet) -> bool {
+    independence::plan(f, l, live_out).is_some()
+}
+
 /// Backward liveness of scalar variables on the structured IR. Arrays are not tracked
 /// (their elements are handled by the index rules). Maps are treated like loops, which
 /// only over-approximates.
-mod liveness {
+pub(crate) mod liveness {
     use super::*;
 
     /// Scalars that statements can assign (indices never are).
-    pub(super) fn tracked(f: &Function, v: VarId) -> bool {
+    pub(crate) fn tracked(f: &Function, v: VarId) -> bool {
         let var = f.var(v);
         !var.ty.is_array() && var.role != VarRole::Index
     }
@@ -120,14 +127,14 @@ mod liveness {
         set.extend(e.vars().into_iter().filter(|v| tracked(f, *v)));
     }
 
-    pub(super) fn block(f: &Function, b: &Block, out: &VarSet) -> VarSet {
+    pub(crate) fn block(f: &Function, b: &Block, out: &VarSet) -> VarSet {
         b.iter().rev().fold(out.clone(), |live, s| stmt(f, s, &live))
     }
 
     /// The scalars live at the end of a loop (or map) body, given those live after the
     /// loop: the body may run again or not at all. Bound reads aside, it is also what is
     /// live on entry to the loop.
-    pub(super) fn loop_fixpoint(f: &Function, body: &Block, out: &VarSet) -> VarSet {
+    pub(crate) fn loop_fixpoint(f: &Function, body: &Block, out: &VarSet) -> VarSet {
         let mut x = out.clone();
         loop {
             let mut next = out.clone();
@@ -140,7 +147,7 @@ mod liveness {
     }
 
     /// Scalars live before `s` given those live after it.
-    pub(super) fn stmt(f: &Function, s: &Stmt, out: &VarSet) -> VarSet {
+    pub(crate) fn stmt(f: &Function, s: &Stmt, out: &VarSet) -> VarSet {
         let mut live = out.clone();
         match &s.kind {
             StmtKind::Assign { target, .. } | StmtKind::Pop { target, .. } if target.is_scalar() => {
