@@ -41,7 +41,7 @@ fn gemm_adjoint_is_blas_calls_without_triple_loops() {
     let out = adjc(&["transpile", "examples/python/gemm.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(dir.join("adjc_blas.h").exists(), "the BLAS header is written next to the C");
-    let c = std::fs::read_to_string(dir.join("gemm.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("gemm.c")).unwrap());
     assert!(c.contains("#include \"adjc_blas.h\""), "{c}");
     let fwd = function(&c, "gemm");
     let adj = function(&c, "gemm_b");
@@ -60,7 +60,7 @@ fn products_in_a_loop_are_blas_calls_in_both_sweeps() {
     let dir = scratch("blas-rnn");
     let out = adjc(&["transpile", "examples/python/rnn.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("rnn.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("rnn.c")).unwrap());
     let adj = function(&c, "rnn_b");
     let reverse_loop = &adj[adj.find("for (int64_t t = T - 1; t >= 0; t--)").unwrap_or_else(|| panic!("{adj}"))..];
     // W @ h and U @ xs[t] per step: A_b += y_b x^T (ger) and x_b += A^T y_b (gemv) each.
@@ -280,7 +280,7 @@ fn loop_of_matrix_vector_adjoints_is_one_gemm() {
     let dir = scratch("blas-batch");
     let out = adjc(&["transpile", "examples/python/covariance.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("covariance.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("covariance.c")).unwrap());
     let adj = function(&c, "covariance_b");
     assert!(!adj.contains("cblas_dger("), "{adj}");
     // The forward sweep's products (product_loop.rs) and the adjoint's updates: one each.
@@ -312,7 +312,7 @@ fn loop_of_matrix_vector_adjoints_is_one_gemm() {
     for wrt in ["X", "Y"] {
         let out = adjc(&["transpile", half.to_str().unwrap(), "--wrt", wrt, "-o", dir.to_str().unwrap()]);
         assert!(out.status.success(), "{}", text(&out));
-        let c = std::fs::read_to_string(dir.join("half.c")).unwrap();
+        let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("half.c")).unwrap());
         assert_eq!(function(&c, "half_b").matches("cblas_dgemm(").count(), 2, "{c}");
         check_passes_both_blas(&["check", half.to_str().unwrap(), "--sizes", "R=6,P=9,Q=5", "--wrt", wrt]);
     }
@@ -327,7 +327,7 @@ fn scalar_factors_are_blas_alpha_without_temporaries() {
     let dir = scratch("blas-alpha");
     let out = adjc(&["transpile", "examples/python/gesummv.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("gesummv.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("gesummv.c")).unwrap());
     assert!(c.contains("cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, alpha, &A_(0, 0)"), "{c}");
     assert!(!c.contains("ADJC_DIMS(N, N)"), "an N x N temporary:\n{c}");
     check_passes_both_blas(&["check", "examples/python/gesummv.py", "--sizes", "N=4"]);
@@ -341,7 +341,7 @@ fn scalar_factors_are_blas_alpha_without_temporaries() {
     .unwrap();
     let out = adjc(&["transpile", scaled.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("scaled.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("scaled.c")).unwrap());
     // The gemvs take alpha and beta; the gemm keeps its scaled temporary (an active alpha's
     // adjoint would be a triple loop).
     assert!(c.contains("alpha, &A_(0, 0)") && c.contains("beta, &B_(0, 0)"), "{c}");
@@ -354,7 +354,7 @@ fn dot_of_a_vector_with_itself_is_one_update() {
     let dir = scratch("blas-square");
     let out = adjc(&["transpile", "examples/python/cholesky.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("cholesky.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("cholesky.c")).unwrap());
     let adj = function(&c, "cholesky_b");
     assert!(adj.contains("A_b_(i, i_1) += 2.0 * dot_2_b * A_(i, i_1);"), "{adj}");
     assert_eq!(adj.matches("+= dot_2_b").count(), 0, "{adj}");
@@ -428,7 +428,7 @@ fn loop_of_slab_products_is_one_gemm() {
     let dir = scratch("blas-slabs");
     let out = adjc(&["transpile", "examples/python/doitgen.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("doitgen.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("doitgen.c")).unwrap());
     let (fwd, adj) = (function(&c, "doitgen"), function(&c, "doitgen_b"));
     assert_eq!(fwd.matches("cblas_dgemm(").count(), 1, "{fwd}");
     assert!(fwd.contains("CblasNoTrans, CblasNoTrans, NR * NQ, NP, NP, 1.0, &A_(0, 0, 0)"), "{fwd}");
@@ -445,12 +445,13 @@ fn loop_of_slab_products_is_one_gemm() {
     .unwrap();
     let out = adjc(&["transpile", part.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("part.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("part.c")).unwrap());
     let adj = function(&c, "part_b");
     // The window A[:, 1:, :] stays a loop of gemms in both sweeps; A @ C is merged.
     assert!(c.contains("Q - 1), P, P, 1.0, &A_(i, 1, 0)"), "{c}");
     assert!(adj.contains("CblasTrans, CblasNoTrans, P, P, R * Q, 1.0, &A_(0, 0, 0)"), "{adj}");
     check_passes_both_blas(&["check", part.to_str().unwrap(), "--sizes", "R=3,Q=4,P=5"]);
+}
 
 /// A loop of matrix–vector products of matrices it does not write is one `gemm` before the
 /// loop (autodiff/src/product_loop.rs), in the forward function and in the adjoint's
@@ -464,7 +465,7 @@ fn loop_of_matrix_vector_products_is_one_gemm_before_it() {
     let dir = scratch("blas-product-loop");
     let out = adjc(&["transpile", "examples/python/covariance.py", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    let c = std::fs::read_to_string(dir.join("covariance.c")).unwrap();
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("covariance.c")).unwrap());
     for name in ["covariance", "covariance_b"] {
         let f = function(&c, name);
         assert!(!f.contains("cblas_dgemv("), "{f}");
@@ -500,7 +501,7 @@ fn loop_of_matrix_vector_products_is_one_gemm_before_it() {
         std::fs::write(&py, src).unwrap();
         let out = adjc(&["transpile", py.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
         assert!(out.status.success(), "{}", text(&out));
-        let c = std::fs::read_to_string(dir.join(format!("{name}.c"))).unwrap();
+        let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join(format!("{name}.c"))).unwrap());
         assert_eq!(c.contains("as one product before it"), batched, "{name}:\n{c}");
         assert_eq!(function(&c, name).contains("cblas_dgemv("), !batched, "{name}:\n{c}");
         check_passes_both_blas(&["check", py.to_str().unwrap(), "--sizes", sizes]);

@@ -43,6 +43,8 @@ pub fn batch_products(f: &Function) -> Function {
         body = out;
     }
     f.body = body;
+    // The maps made here are new: they get fresh ids (see "Identities" in adjc_ir).
+    adjc_ir::proc::ids::settle(&mut f.body);
     f
 }
 
@@ -252,6 +254,7 @@ fn build(f: &mut Function, body: &mut Block, p: Product, span: Span) -> (VarId, 
         value = value.add(c.beta.clone().mul(Expr::load(target.var, target.index.clone(), elem)));
     }
     let m = Map {
+        id: adjc_ir::MapId::NEW,
         dims: vec![MapDim { var: q, start: Expr::int(0), stop: p.len }],
         body: vec![Stmt::assign(target, value, old.span)],
     };
