@@ -3,7 +3,13 @@
 
 use adjc::{MemoryOptions, Options, Pipeline, ReportFormat, Strategy, Transpiled};
 
-use crate::cli::{self, EmitKind, PlanArgs, StrategyArg, TranspileArgs};
+use std::path::PathBuf;
+
+use adjc::buildflags::{Blas, BuildConfig};
+
+use crate::cli::{
+    self, BlasArg, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs, TranspileCommand,
+};
 use crate::cli_error::{CliError, CliResult};
 use crate::harness::parse_sizes;
 
@@ -52,16 +58,24 @@ pub fn command_line() -> String {
 }
 
 /// `adjc transpile`.
-pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
+pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
+    let args = &cmd.transpile;
     let t = transpile(args)?;
     match args.emit {
         EmitKind::Ir => print!("{}", t.ir_text()),
         EmitKind::C => {
-            for path in t.write_files(&args.out_dir)? {
+            let mut written = t.write_files(&args.out_dir)?;
+            // The runtime headers are shared by every kernel: not outputs of this one.
+            written.retain(|p| !p.ends_with(adjc::RUNTIME_HEADER_NAME) && !p.ends_with(adjc::BLAS_HEADER_NAME));
+            if args.fortran_interface {
+                written.push(t.write_fortran_interface(&args.out_dir)?);
+            }
+            for path in &written {
                 println!("wrote {}", path.display());
             }
-            if args.fortran_interface {
-                println!("wrote {}", t.write_fortran_interface(&args.out_dir)?.display());
+            if let Some(depfile) = depfile_path(cmd, &t.stem) {
+                t.write_depfile(&depfile, &written)?;
+                println!("wrote {}", depfile.display());
             }
         }
     }
@@ -71,6 +85,51 @@ pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
             print!("{text}");
         }
     }
+    Ok(())
+}
+
+/// The dependency file `--depfile`/`-MF` name, else `<out-dir>/<stem>.d` with `-MD`.
+fn depfile_path(cmd: &TranspileCommand, stem: &str) -> Option<PathBuf> {
+    match (&cmd.depfile, &cmd.mf) {
+        (Some(p), _) | (None, Some(p)) => Some(p.clone()),
+        (None, None) => cmd.md.then(|| cmd.transpile.out_dir.join(format!("{stem}.d"))),
+    }
+}
+
+/// `adjc runtime -o DIR`: the runtime headers and `adjc.pc`.
+pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
+    for path in adjc::write_runtime(&args.out_dir)? {
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// `adjc config --cflags|--libs ...`.
+pub fn run_config(args: &ConfigArgs) -> CliResult<()> {
+    let config = BuildConfig {
+        blas: match args.blas {
+            BlasArg::None => Blas::None,
+            BlasArg::Cblas => Blas::Cblas,
+            BlasArg::Mkl => Blas::Mkl,
+        },
+        openmp: args.openmp,
+        runtime_dir: args.runtime_dir.as_ref().map(|d| d.display().to_string()),
+        mkl_root: std::env::var("MKLROOT").ok().filter(|r| !r.is_empty()),
+    };
+    let mut flags = Vec::new();
+    if args.cflags {
+        flags.extend(config.cflags());
+    }
+    if args.libs {
+        flags.extend(config.libs());
+    }
+    println!("{}", flags.join(" "));
+    Ok(())
+}
+
+/// `adjc makefile`: `adjc.mk`.
+pub fn run_makefile() -> CliResult<()> {
+    print!("{}", adjc::buildflags::MAKEFILE);
     Ok(())
 }
 
