@@ -34,7 +34,9 @@ pub fn escape(name: &str) -> String {
             ' ' | '\t' => {
                 // Backslashes just before a space are doubled, then the space escaped.
                 let run = chars[..k].iter().rev().take_while(|&&b| b == '\\').count();
-                out.extend(std::iter::repeat('\\').take(run));
+                for _ in 0..run {
+                    out.push('\\');
+                }
                 out.push('\\');
                 out.push(c);
             }
