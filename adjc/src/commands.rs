@@ -60,6 +60,11 @@ pub fn command_line() -> String {
 /// `adjc transpile`.
 pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
     let args = &cmd.transpile;
+    if args.emit == EmitKind::Ir && (cmd.depfile.is_some() || cmd.md || cmd.mf.is_some()) {
+        return Err(CliError::Usage(
+            "--depfile, -MD and -MF list the files written: they go with --emit c (the default), not --emit ir".into(),
+        ));
+    }
     let t = transpile(args)?;
     match args.emit {
         EmitKind::Ir => print!("{}", t.ir_text()),
