@@ -1,7 +1,7 @@
 //! The flags of a subcommand as the library's [`adjc::Options`], and the subcommands that
 //! only transpile (`transpile`, `plan`); `check` and `bench` are in their own modules.
 
-use adjc::{MemoryOptions, Options, Pipeline, ReportFormat, Strategy, Transpiled};
+use adjc::{MemoryOptions, Options, Pipeline, ReportFormat, Strategy, Transpiled, Written};
 
 use std::path::PathBuf;
 
@@ -69,18 +69,21 @@ pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
     match args.emit {
         EmitKind::Ir => print!("{}", t.ir_text()),
         EmitKind::C => {
-            let mut written = t.write_files(&args.out_dir)?;
-            // The runtime headers are shared by every kernel: not outputs of this one.
-            written.retain(|p| !p.ends_with(adjc::RUNTIME_HEADER_NAME) && !p.ends_with(adjc::BLAS_HEADER_NAME));
+            let mut files = t.write_files_noting(&args.out_dir)?;
             if args.fortran_interface {
-                written.push(t.write_fortran_interface(&args.out_dir)?);
+                files.push(t.write_fortran_interface_noting(&args.out_dir)?);
             }
-            for path in &written {
-                println!("wrote {}", path.display());
+            for (path, w) in &files {
+                say_written(path, *w);
             }
             if let Some(depfile) = depfile_path(cmd, &t.stem) {
-                t.write_depfile(&depfile, &written)?;
-                println!("wrote {}", depfile.display());
+                // The runtime headers are shared by every kernel: not outputs of this one.
+                let targets: Vec<PathBuf> = files
+                    .into_iter()
+                    .map(|(p, _)| p)
+                    .filter(|p| !p.ends_with(adjc::RUNTIME_HEADER_NAME) && !p.ends_with(adjc::BLAS_HEADER_NAME))
+                    .collect();
+                say_written(&depfile, t.write_depfile(&depfile, &targets)?);
             }
         }
     }
@@ -93,6 +96,14 @@ pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
     Ok(())
 }
 
+/// `wrote PATH`, or `unchanged PATH` when the file already held its content (not touched).
+fn say_written(path: &std::path::Path, w: Written) {
+    match w {
+        Written::Changed => println!("wrote {}", path.display()),
+        Written::Unchanged => println!("unchanged {}", path.display()),
+    }
+}
+
 /// The dependency file `--depfile`/`-MF` name, else `<out-dir>/<stem>.d` with `-MD`.
 fn depfile_path(cmd: &TranspileCommand, stem: &str) -> Option<PathBuf> {
     match (&cmd.depfile, &cmd.mf) {
@@ -103,8 +114,8 @@ fn depfile_path(cmd: &TranspileCommand, stem: &str) -> Option<PathBuf> {
 
 /// `adjc runtime -o DIR`: the runtime headers and `adjc.pc`.
 pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
-    for path in adjc::write_runtime(&args.out_dir)? {
-        println!("wrote {}", path.display());
+    for (path, w) in adjc::write_runtime(&args.out_dir)? {
+        say_written(&path, w);
     }
     Ok(())
 }

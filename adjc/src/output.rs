@@ -9,6 +9,7 @@ use adjc_ir::Module;
 
 use crate::error::{Error, Stage};
 use crate::memory::MemoryPlan;
+pub use crate::write::Written;
 
 /// The runtime header every generated `.c` includes; written next to it.
 pub const RUNTIME_HEADER: &str = adjc_emit::RUNTIME_HEADER;
@@ -98,6 +99,12 @@ impl Transpiled {
     /// A file that already holds its content is not touched; others are replaced atomically
     /// ([`crate::write`]).
     pub fn write_files(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        Ok(self.write_files_noting(dir)?.into_iter().map(|(p, _)| p).collect())
+    }
+
+    /// [`Transpiled::write_files`], saying for each file whether it was written or already
+    /// held its content.
+    pub fn write_files_noting(&self, dir: &Path) -> Result<Vec<(PathBuf, Written)>, Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
         let outputs = [
             (dir.join(format!("{}.c", self.stem)), self.files.c.as_str()),
@@ -105,10 +112,7 @@ impl Transpiled {
             (dir.join(RUNTIME_HEADER_NAME), RUNTIME_HEADER),
             (dir.join(BLAS_HEADER_NAME), BLAS_HEADER),
         ];
-        for (path, text) in &outputs {
-            write_file(path, text)?;
-        }
-        Ok(outputs.into_iter().map(|(p, _)| p).collect())
+        outputs.into_iter().map(|(path, text)| write_file(&path, text).map(|w| (path, w))).collect()
     }
 
     /// A make dependency file (`gcc -MD` style): `targets` (the files written) depend on
@@ -122,20 +126,20 @@ impl Transpiled {
     /// `path` itself among the targets, and gives it the time of the newest file read: a
     /// make rule that uses the depfile as its stamp (`adjc.mk`) is then up to date, and is
     /// never newer than the outputs written in the same run (see `adjc.mk`).
-    pub fn write_depfile(&self, path: &Path, targets: &[PathBuf]) -> Result<(), Error> {
+    pub fn write_depfile(&self, path: &Path, targets: &[PathBuf]) -> Result<Written, Error> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut all = targets.to_vec();
         all.push(path.to_path_buf());
-        write_file(path, &self.depfile(&all))?;
+        let written = write_file(path, &self.depfile(&all))?;
         let newest =
             self.dependencies.iter().filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).max();
         if let Some(time) = newest {
             let set = std::fs::File::options().write(true).open(path).and_then(|f| f.set_modified(time));
             set.map_err(|e| Error::Io(format!("cannot set the time of {}: {e}", path.display())))?;
         }
-        Ok(())
+        Ok(written)
     }
 
     /// `<stem>_adjc.f90`: a Fortran module with `bind(C)` interfaces to both functions.
@@ -151,17 +155,21 @@ impl Transpiled {
 
     /// Writes [`Transpiled::fortran_interface`] into `dir` (after [`Transpiled::write_files`]).
     pub fn write_fortran_interface(&self, dir: &Path) -> Result<PathBuf, Error> {
+        Ok(self.write_fortran_interface_noting(dir)?.0)
+    }
+
+    /// [`Transpiled::write_fortran_interface`], saying whether the file was written.
+    pub fn write_fortran_interface_noting(&self, dir: &Path) -> Result<(PathBuf, Written), Error> {
         let text = self.fortran_interface()?;
         let path = dir.join(format!("{}_adjc.f90", self.stem));
-        write_file(&path, &text)?;
-        Ok(path)
+        let written = write_file(&path, &text)?;
+        Ok((path, written))
     }
 }
 
 /// Writes `text` to `path` if it changed, atomically ([`crate::write::write_if_changed`]).
-pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), Error> {
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<Written, Error> {
     crate::write::write_if_changed(path, text.as_bytes())
-        .map(|_| ())
         .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
 }
 

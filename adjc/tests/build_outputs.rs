@@ -55,8 +55,9 @@ fn unchanged_outputs_keep_their_times_and_changed_ones_move() {
     let before = mtimes(&out);
     let names: Vec<String> = before.iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into()).collect();
     assert_eq!(names, ["adjc_blas.h", "adjc_runtime.h", "k.c", "k.d", "k.h", "k_adjc.f90"]);
-    ok(&["transpile", s, "-o", o, "--fortran-interface", "-MD"]);
+    let second = ok(&["transpile", s, "-o", o, "--fortran-interface", "-MD"]);
     assert_eq!(mtimes(&out), before, "a second run rewrote a file");
+    assert!(!second.contains("wrote") && second.matches("unchanged ").count() == 6, "{second}");
     // A change of the body changes the C only: the header, the interface and the runtime
     // headers keep their times (the depfile takes the source's time).
     std::fs::write(&src, "def k(x: 'float64[N]', y: 'float64[N]'):\n    y[:] = x * x * x\n").unwrap();
