@@ -1,8 +1,10 @@
 # adjc.mk: GNU make (4.3 or later) rules that turn NumPy and Fortran kernels into C with adjc.
 # Printed by `adjc makefile`; include it from your Makefile:
 #
-#     ADJC_OUT := gen                         # where the C goes (default: adjc_out)
-#     jacobi_1d_ADJC_FLAGS := --wrt A         # flags of one kernel (its source's stem)
+#     # Where the C goes (default: adjc_out), and the flags of one kernel (its source's stem).
+#     # (No comment after a value: make would keep the spaces before it.)
+#     ADJC_OUT := gen
+#     jacobi_1d_ADJC_FLAGS := --wrt A
 #     include adjc.mk
 #     app: app.o $(ADJC_OUT)/jacobi_1d.o ; $(CC) -o $@ $^ $(ADJC_LDLIBS)
 #
@@ -18,6 +20,9 @@
 # an edit that changes no generated line rebuilds no object, and the shared runtime headers
 # never make every object out of date. (After such an edit `make -q` reports the .c/.h out
 # of date, as their empty rule remains to run; `make` does nothing for them.)
+
+# The rules below do not change which target `make` alone builds (restored at the end).
+ADJC_SAVED_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 
 ADJC ?= adjc
 ADJC_OUT ?= adjc_out
@@ -58,3 +63,5 @@ $(ADJC_OUT)/%.o: $(ADJC_OUT)/%.c $(ADJC_OUT)/%.h
 .PRECIOUS: $(ADJC_OUT)/%.d $(ADJC_OUT)/%.c $(ADJC_OUT)/%.h $(ADJC_OUT)/%_adjc.f90
 
 -include $(wildcard $(ADJC_OUT)/*.d)
+
+.DEFAULT_GOAL := $(ADJC_SAVED_DEFAULT_GOAL)

@@ -167,4 +167,16 @@ fn makefile_prints_the_fragment() {
     let mk = ok(&["makefile"]);
     assert_eq!(mk, std::fs::read_to_string(root().join("adjc/src/adjc.mk")).unwrap());
     assert!(mk.contains("&: $(ADJC_OUT)/%.d ;") && mk.contains("-include $(wildcard $(ADJC_OUT)/*.d)"));
+    // Included first, it leaves the default goal to the Makefile's first target.
+    let dir = scratch("build-makefile-goal");
+    std::fs::write(dir.join("adjc.mk"), &mk).unwrap();
+    std::fs::write(
+        dir.join("Makefile"),
+        format!("ADJC := {}\ninclude adjc.mk\nall: ; @echo ALL\n", env!("CARGO_BIN_EXE_adjc")),
+    )
+    .unwrap();
+    if let Ok(out) = std::process::Command::new("make").current_dir(&dir).env_remove("MAKEFLAGS").output() {
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ALL\n", "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
