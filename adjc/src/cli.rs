@@ -19,7 +19,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Write the forward function and its adjoint as C (`<stem>.c`, `<stem>.h`).
-    Transpile(TranspileArgs),
+    Transpile(TranspileCommand),
     /// Transpile, compile a check driver and compare the adjoint with finite differences.
     Check(CheckArgs),
     /// Transpile, compile a timing driver with -O3 and time the forward function and the
@@ -28,6 +28,96 @@ pub enum Command {
     /// Print the memory plan of the adjoint: every candidate (forwarded array, tape, time
     /// loop) with its bytes, decision and recompute cost, the predicted peak and the solver.
     Plan(PlanArgs),
+    /// Write the runtime headers (`adjc_runtime.h`, `adjc_blas.h`) and `adjc.pc` into a
+    /// directory.
+    Runtime(RuntimeArgs),
+    /// Print the flags that compile (`--cflags`) or link (`--libs`) generated C.
+    Config(ConfigArgs),
+    /// Print `adjc.mk`, a GNU make fragment with rules from `.py`/`.f90` sources to C.
+    Makefile,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TranspileCommand {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Also write a make dependency file: the files written depend on every file read
+    /// (sources, modules found for `use`, `include` and `#include` files).
+    #[arg(long, value_name = "FILE")]
+    pub depfile: Option<PathBuf>,
+    /// `-MD`: write the dependency file `<out-dir>/<stem>.d` (or the `-MF` file).
+    #[arg(long = "MD")]
+    pub md: bool,
+    /// `-MF FILE`: the dependency file's name (same as --depfile).
+    #[arg(long = "MF", value_name = "FILE", conflicts_with = "depfile")]
+    pub mf: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RuntimeArgs {
+    /// The directory to write into (created if needed).
+    #[arg(short = 'o', long = "out-dir", default_value = ".")]
+    pub out_dir: PathBuf,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BlasArg {
+    /// adjc's own loops (no library).
+    None,
+    /// A CBLAS: OpenBLAS (`-lopenblas`).
+    Cblas,
+    /// Intel MKL (`mkl_rt`; `$MKLROOT` gives its directories).
+    Mkl,
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["cflags", "libs"])))]
+pub struct ConfigArgs {
+    /// The compile flags.
+    #[arg(long)]
+    pub cflags: bool,
+    /// The link flags.
+    #[arg(long)]
+    pub libs: bool,
+    /// Which BLAS the matrix products call.
+    #[arg(long, value_enum, default_value_t = BlasArg::None)]
+    pub blas: BlasArg,
+    /// Build with OpenMP.
+    #[arg(long)]
+    pub openmp: bool,
+    /// Where the runtime headers are (the transpile output directory, or `adjc runtime -o`'s):
+    /// adds `-IDIR`.
+    #[arg(long, value_name = "DIR")]
+    pub runtime_dir: Option<PathBuf>,
+}
+
+/// The command line with gcc's spellings `-MD` and `-MF FILE` (`-MFFILE`) turned into the
+/// long flags clap knows (`--MD`, `--MF`); arguments after `--` are left alone.
+pub fn normalize_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut rest = false;
+    for a in args {
+        if !rest {
+            match a.to_str() {
+                Some("--") => rest = true,
+                Some("-MD") => {
+                    out.push("--MD".into());
+                    continue;
+                }
+                Some("-MF") => {
+                    out.push("--MF".into());
+                    continue;
+                }
+                Some(s) if s.starts_with("-MF") => {
+                    out.push(format!("--MF={}", &s[3..]).into());
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(a);
+    }
+    out
 }
 
 /// How a memory plan decides between storing and recomputing.
@@ -268,6 +358,14 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gcc_dependency_spellings_are_long_flags() {
+        let args = ["adjc", "transpile", "k.py", "-MD", "-MFout/k.d", "-D", "X", "--", "-MD"];
+        let got = normalize_args(args.iter().map(std::ffi::OsString::from));
+        let want = ["adjc", "transpile", "k.py", "--MD", "--MF=out/k.d", "-D", "X", "--", "-MD"];
+        assert_eq!(got, want.iter().map(std::ffi::OsString::from).collect::<Vec<_>>());
+    }
 
     #[test]
     fn parses_limits_with_units() {

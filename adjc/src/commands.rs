@@ -1,9 +1,15 @@
 //! The flags of a subcommand as the library's [`adjc::Options`], and the subcommands that
 //! only transpile (`transpile`, `plan`); `check` and `bench` are in their own modules.
 
-use adjc::{MemoryOptions, Options, Pipeline, ReportFormat, Strategy, Transpiled};
+use adjc::{MemoryOptions, Options, Pipeline, ReportFormat, Strategy, Transpiled, Written};
 
-use crate::cli::{self, EmitKind, PlanArgs, StrategyArg, TranspileArgs};
+use std::path::PathBuf;
+
+use adjc::buildflags::{Blas, BuildConfig};
+
+use crate::cli::{
+    self, BlasArg, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs, TranspileCommand,
+};
 use crate::cli_error::{CliError, CliResult};
 use crate::harness::parse_sizes;
 
@@ -53,16 +59,32 @@ pub fn command_line() -> String {
 }
 
 /// `adjc transpile`.
-pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
+pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
+    let args = &cmd.transpile;
+    if args.emit == EmitKind::Ir && (cmd.depfile.is_some() || cmd.md || cmd.mf.is_some()) {
+        return Err(CliError::Usage(
+            "--depfile, -MD and -MF list the files written: they go with --emit c (the default), not --emit ir".into(),
+        ));
+    }
     let t = transpile(args)?;
     match args.emit {
         EmitKind::Ir => print!("{}", t.ir_text()),
         EmitKind::C => {
-            for path in t.write_files(&args.out_dir)? {
-                println!("wrote {}", path.display());
-            }
+            let mut files = t.write_files_noting(&args.out_dir)?;
             if args.fortran_interface {
-                println!("wrote {}", t.write_fortran_interface(&args.out_dir)?.display());
+                files.push(t.write_fortran_interface_noting(&args.out_dir)?);
+            }
+            for (path, w) in &files {
+                say_written(path, *w);
+            }
+            if let Some(depfile) = depfile_path(cmd, &t.stem) {
+                // The runtime headers are shared by every kernel: not outputs of this one.
+                let targets: Vec<PathBuf> = files
+                    .into_iter()
+                    .map(|(p, _)| p)
+                    .filter(|p| !p.ends_with(adjc::RUNTIME_HEADER_NAME) && !p.ends_with(adjc::BLAS_HEADER_NAME))
+                    .collect();
+                say_written(&depfile, t.write_depfile(&depfile, &targets)?);
             }
         }
     }
@@ -72,6 +94,59 @@ pub fn run_transpile(args: &TranspileArgs) -> CliResult<()> {
             print!("{text}");
         }
     }
+    Ok(())
+}
+
+/// `wrote PATH`, or `unchanged PATH` when the file already held its content (not touched).
+fn say_written(path: &std::path::Path, w: Written) {
+    match w {
+        Written::Changed => println!("wrote {}", path.display()),
+        Written::Unchanged => println!("unchanged {}", path.display()),
+    }
+}
+
+/// The dependency file `--depfile`/`-MF` name, else `<out-dir>/<stem>.d` with `-MD`.
+fn depfile_path(cmd: &TranspileCommand, stem: &str) -> Option<PathBuf> {
+    match (&cmd.depfile, &cmd.mf) {
+        (Some(p), _) | (None, Some(p)) => Some(p.clone()),
+        (None, None) => cmd.md.then(|| cmd.transpile.out_dir.join(format!("{stem}.d"))),
+    }
+}
+
+/// `adjc runtime -o DIR`: the runtime headers and `adjc.pc`.
+pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
+    for (path, w) in adjc::write_runtime(&args.out_dir)? {
+        say_written(&path, w);
+    }
+    Ok(())
+}
+
+/// `adjc config --cflags|--libs ...`.
+pub fn run_config(args: &ConfigArgs) -> CliResult<()> {
+    let config = BuildConfig {
+        blas: match args.blas {
+            BlasArg::None => Blas::None,
+            BlasArg::Cblas => Blas::Cblas,
+            BlasArg::Mkl => Blas::Mkl,
+        },
+        openmp: args.openmp,
+        runtime_dir: args.runtime_dir.as_ref().map(|d| d.display().to_string()),
+        mkl_root: std::env::var("MKLROOT").ok().filter(|r| !r.is_empty()),
+    };
+    let mut flags = Vec::new();
+    if args.cflags {
+        flags.extend(config.cflags());
+    }
+    if args.libs {
+        flags.extend(config.libs());
+    }
+    println!("{}", flags.join(" "));
+    Ok(())
+}
+
+/// `adjc makefile`: `adjc.mk`.
+pub fn run_makefile() -> CliResult<()> {
+    print!("{}", adjc::buildflags::MAKEFILE);
     Ok(())
 }
 

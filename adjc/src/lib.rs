@@ -40,21 +40,44 @@
 //! it turns flags into [`Options`], runs the pipeline, writes the files, and builds and runs
 //! the check and bench drivers. Every other file of `src/` belongs to the library.
 
+pub mod buildflags;
 pub mod checkpoint_flag;
 mod cpp;
+pub mod depfile;
 mod error;
 pub mod memory;
 mod options;
 mod output;
 pub mod pipeline;
 mod report;
+pub mod write;
 
 pub use cpp::SystemCpp;
 pub use error::{human, render_message, Error, Located, PlanError, Stage};
 pub use memory::MemoryPlan;
 pub use options::{Checkpointing, Input, Language, LoopRef, MemoryOptions, Options, Strategy};
-pub use output::{ReportFormat, Transpiled, BLAS_HEADER, BLAS_HEADER_NAME, RUNTIME_HEADER, RUNTIME_HEADER_NAME};
+pub use output::{
+    ReportFormat, Transpiled, Written, BLAS_HEADER, BLAS_HEADER_NAME, RUNTIME_HEADER, RUNTIME_HEADER_NAME,
+};
 pub use pipeline::Pipeline;
+
+/// `adjc --version`: the version and the git commit adjc was built from (`unknown` when it
+/// was not built from a git checkout; see `build.rs`).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("ADJC_GIT_COMMIT"), ")");
+
+/// Writes the runtime headers (`adjc_runtime.h`, `adjc_blas.h`) and `adjc.pc` into `dir`
+/// (`adjc runtime -o DIR`), each only if its content changes; returns the paths and
+/// whether each was written.
+pub fn write_runtime(dir: &std::path::Path) -> Result<Vec<(std::path::PathBuf, Written)>, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let files = [
+        (dir.join(RUNTIME_HEADER_NAME), RUNTIME_HEADER.to_string()),
+        (dir.join(BLAS_HEADER_NAME), BLAS_HEADER.to_string()),
+        (dir.join("adjc.pc"), buildflags::pkg_config(&absolute)),
+    ];
+    files.into_iter().map(|(path, text)| output::write_file(&path, &text).map(|w| (path, w))).collect()
+}
 
 /// The frontend's source loading, for callers that inject their own C preprocessor.
 pub use adjc_frontend::fortran::{PreprocessFailure, Preprocessor};

@@ -8,6 +8,9 @@
 //! * `adjc bench FILE --sizes N=40` times the forward function and the adjoint built with
 //!   `-O3 -march=native -fno-trapping-math` and reports the adjoint's tape and work-array memory.
 //!
+//! * `adjc runtime -o DIR`, `adjc config --cflags|--libs`, `adjc makefile`: what a build
+//!   system needs (the runtime headers and `adjc.pc`, the flags, the make fragment `adjc.mk`).
+//!
 //! * `adjc plan FILE --sizes N=40 --memory-limit 1MiB` prints the memory plan of the
 //!   adjoint (what is stored, what is recomputed, the predicted peak).
 //!
@@ -28,7 +31,7 @@ mod templates;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
     // Like any Unix filter, stop quietly when the reader goes away (`adjc check ... | head`)
@@ -37,7 +40,9 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args = cli::Cli::parse();
+    // `--version` names the commit adjc was built from (`build.rs`).
+    let matches = cli::Cli::command().version(adjc::VERSION).get_matches_from(cli::normalize_args(std::env::args_os()));
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     // Every stage recurses over expression trees, which long operator chains make deep
     // (the frontends bound them, see `MAX_CHAIN`): run on a thread with a large stack,
     // reserved, not committed, so that a 5,000-term sum cannot overflow it even in a
@@ -62,6 +67,9 @@ fn run(args: &cli::Cli) -> ExitCode {
         cli::Command::Check(c) => check::run_check(c),
         cli::Command::Bench(b) => bench::run_bench(b),
         cli::Command::Plan(p) => commands::run_plan(p),
+        cli::Command::Runtime(r) => commands::run_runtime(r),
+        cli::Command::Config(c) => commands::run_config(c),
+        cli::Command::Makefile => commands::run_makefile(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

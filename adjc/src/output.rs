@@ -9,6 +9,7 @@ use adjc_ir::Module;
 
 use crate::error::{Error, Stage};
 use crate::memory::MemoryPlan;
+pub use crate::write::Written;
 
 /// The runtime header every generated `.c` includes; written next to it.
 pub const RUNTIME_HEADER: &str = adjc_emit::RUNTIME_HEADER;
@@ -37,8 +38,11 @@ pub struct Transpiled {
     pub files: CFiles,
     /// Base name of the files.
     pub stem: String,
-    /// Every source file read (Fortran: with the module files found for `use`).
+    /// The source files (Fortran: the files given, then the module files found for `use`).
     pub sources: Vec<PathBuf>,
+    /// Every file read: `sources`, then the files the C preprocessor included and the
+    /// Fortran `include` files; what [`Transpiled::depfile`] lists.
+    pub dependencies: Vec<PathBuf>,
     /// The memory plan applied to the adjoint ([`crate::MemoryOptions`]).
     pub memory: Option<MemoryPlan>,
     /// The command line quoted in the header comments.
@@ -92,7 +96,15 @@ impl Transpiled {
     }
 
     /// Writes `<stem>.c`, `<stem>.h` and the runtime headers into `dir`; returns the paths.
+    /// A file that already holds its content is not touched; others are replaced atomically
+    /// ([`crate::write`]).
     pub fn write_files(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        Ok(self.write_files_noting(dir)?.into_iter().map(|(p, _)| p).collect())
+    }
+
+    /// [`Transpiled::write_files`], saying for each file whether it was written or already
+    /// held its content.
+    pub fn write_files_noting(&self, dir: &Path) -> Result<Vec<(PathBuf, Written)>, Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
         let outputs = [
             (dir.join(format!("{}.c", self.stem)), self.files.c.as_str()),
@@ -100,10 +112,34 @@ impl Transpiled {
             (dir.join(RUNTIME_HEADER_NAME), RUNTIME_HEADER),
             (dir.join(BLAS_HEADER_NAME), BLAS_HEADER),
         ];
-        for (path, text) in &outputs {
-            std::fs::write(path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        outputs.into_iter().map(|(path, text)| write_file(&path, text).map(|w| (path, w))).collect()
+    }
+
+    /// A make dependency file (`gcc -MD` style): `targets` (the files written) depend on
+    /// every file read ([`Transpiled::dependencies`]), and each of those is an empty target
+    /// of its own (like `-MP`) so that deleting an `include` file is not an error.
+    pub fn depfile(&self, targets: &[PathBuf]) -> String {
+        crate::depfile::render(targets, &self.dependencies)
+    }
+
+    /// Writes [`Transpiled::depfile`] to `path` (atomically, unless unchanged), with
+    /// `path` itself among the targets, and gives it the time of the newest file read: a
+    /// make rule that uses the depfile as its stamp (`adjc.mk`) is then up to date, and is
+    /// never newer than the outputs written in the same run (see `adjc.mk`).
+    pub fn write_depfile(&self, path: &Path, targets: &[PathBuf]) -> Result<Written, Error> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
-        Ok(outputs.into_iter().map(|(p, _)| p).collect())
+        let mut all = targets.to_vec();
+        all.push(path.to_path_buf());
+        let written = write_file(path, &self.depfile(&all))?;
+        let newest =
+            self.dependencies.iter().filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).max();
+        if let Some(time) = newest {
+            let set = std::fs::File::options().write(true).open(path).and_then(|f| f.set_modified(time));
+            set.map_err(|e| Error::Io(format!("cannot set the time of {}: {e}", path.display())))?;
+        }
+        Ok(written)
     }
 
     /// `<stem>_adjc.f90`: a Fortran module with `bind(C)` interfaces to both functions.
@@ -119,11 +155,22 @@ impl Transpiled {
 
     /// Writes [`Transpiled::fortran_interface`] into `dir` (after [`Transpiled::write_files`]).
     pub fn write_fortran_interface(&self, dir: &Path) -> Result<PathBuf, Error> {
+        Ok(self.write_fortran_interface_noting(dir)?.0)
+    }
+
+    /// [`Transpiled::write_fortran_interface`], saying whether the file was written.
+    pub fn write_fortran_interface_noting(&self, dir: &Path) -> Result<(PathBuf, Written), Error> {
         let text = self.fortran_interface()?;
         let path = dir.join(format!("{}_adjc.f90", self.stem));
-        std::fs::write(&path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
-        Ok(path)
+        let written = write_file(&path, &text)?;
+        Ok((path, written))
     }
+}
+
+/// Writes `text` to `path` if it changed, atomically ([`crate::write::write_if_changed`]).
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<Written, Error> {
+    crate::write::write_if_changed(path, text.as_bytes())
+        .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
 }
 
 /// The header comment of the generated files.

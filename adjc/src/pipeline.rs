@@ -61,7 +61,7 @@ impl Pipeline {
     /// Fortran, running the preprocessor); nothing is written.
     pub fn run(&self) -> Result<Transpiled, Error> {
         let stem = self.options.stem()?;
-        let (mut module, sources) = self.frontend()?;
+        let (mut module, sources, dependencies) = self.frontend()?;
         let src = Source { file: module.file.clone(), text: module.source.clone() };
         let sequential = module.functions.first().cloned().ok_or_else(|| {
             src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
@@ -103,14 +103,15 @@ impl Pipeline {
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;
         let command_line = self.options.command_line.clone();
-        Ok(Transpiled { module, adjoint, files, stem, sources, memory, command_line })
+        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line })
     }
 
-    /// Stage 1: the entry function as IR (validated), and every source file read.
-    fn frontend(&self) -> Result<(Module, Vec<PathBuf>), Error> {
+    /// Stage 1: the entry function as IR (validated), the source files given or found for
+    /// `use`, and every file read (those, `include` files, cpp `#include`s).
+    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>), Error> {
         let o = &self.options;
         let language = o.language()?;
-        let (module, paths) = match language {
+        let (module, paths, read) = match language {
             Language::Python => {
                 let several = matches!(&o.input, Input::Files(f) if f.len() > 1);
                 if several || !o.defines.is_empty() || !o.include_dirs.is_empty() {
@@ -125,7 +126,7 @@ impl Pipeline {
                 let opts = PythonOptions { entry: o.entry.clone(), arg_specs: o.arg_types.clone() };
                 let module = adjc_frontend::lower_python(&file, &text, &opts)
                     .map_err(|d| Error::at(Stage::Frontend, &file, &text, d))?;
-                (module, self.paths())
+                (module, self.paths(), self.paths())
             }
             Language::Fortran => {
                 if !o.arg_types.is_empty() {
@@ -134,10 +135,10 @@ impl Pipeline {
                     ));
                 }
                 let load = LoadOptions { defines: o.defines.clone(), include_dirs: o.include_dirs.clone() };
-                let (inputs, paths) = match &o.input {
+                let (inputs, paths, cpp_included) = match &o.input {
                     Input::Files(files) => {
                         let loaded = adjc_frontend::fortran::load_sources(files, &load, self.cpp.as_ref())?;
-                        (loaded.sources, loaded.paths)
+                        (loaded.sources, loaded.paths, loaded.cpp_included)
                     }
                     Input::Text { name, text } => {
                         let path = std::path::Path::new(name);
@@ -155,21 +156,33 @@ impl Pipeline {
                             fixed_form,
                             original: None,
                         };
-                        (vec![source], Vec::new())
+                        (vec![source], Vec::new(), Vec::new())
                     }
                 };
                 let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false };
                 let dirs = o.include_dirs.clone();
-                let resolve = move |name: &str, from: &str| adjc_frontend::fortran::find_include(name, from, &dirs);
+                // Every `include` file found, for the dependency list.
+                let included = std::cell::RefCell::new(Vec::<PathBuf>::new());
+                let resolve = |name: &str, from: &str| {
+                    let found = adjc_frontend::fortran::find_include(name, from, &dirs)?;
+                    included.borrow_mut().push(PathBuf::from(&found.0));
+                    Ok(found)
+                };
                 let module = adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
                     .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
-                (module, paths)
+                let mut read = paths.clone();
+                for p in cpp_included.into_iter().chain(included.into_inner()) {
+                    if !read.contains(&p) {
+                        read.push(p);
+                    }
+                }
+                (module, paths, read)
             }
         };
         validate::validate_module(&module).map_err(|e| {
             Source { file: module.file.clone(), text: module.source.clone() }.invalid(Stage::Frontend, e)
         })?;
-        Ok((module, paths))
+        Ok((module, paths, read))
     }
 
     /// The source files given (none for text).

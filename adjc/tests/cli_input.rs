@@ -149,3 +149,15 @@ fn io_failures_exit_with_3() {
         assert!(t.contains(message), "adjc {}: expected `{message}` in\n{t}", args.join(" "));
     }
 }
+
+#[test]
+fn build_commands_refuse_bad_flags() {
+    assert_usage_error(&["config"], "--cflags");
+    assert_usage_error(&["config", "--libs", "--blas", "atlas"], "atlas");
+    assert_usage_error(&["transpile", "examples/python/jacobi_1d.py", "-MF"], "--MF");
+    assert_usage_error(&["transpile", "examples/python/jacobi_1d.py", "--emit", "ir", "-MD"], "--depfile, -MD and -MF");
+    assert_usage_error(
+        &["transpile", "examples/python/jacobi_1d.py", "--depfile", "a.d", "-MF", "b.d"],
+        "cannot be used with",
+    );
+}

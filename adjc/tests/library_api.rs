@@ -133,3 +133,24 @@ fn errors_are_typed_by_stage() {
     assert!(matches!(e, Error::Load(adjc::LoadError::Read { .. })) && e.is_io(), "{e:?}");
     assert!(matches!(Options::default().input, Input::Files(ref f) if f.is_empty()));
 }
+
+#[test]
+fn the_result_lists_every_file_read() {
+    // heat_step.f90 uses heat_params (given) and heat_kinds (found in -I); jacobi_2d_include
+    // includes jacobi_weights.inc.
+    let fortran = root().join("examples/fortran");
+    let options = Options {
+        include_dirs: vec![fortran.join("modules")],
+        ..Options::files([fortran.join("heat_step.f90"), fortran.join("modules/heat_params.f90")])
+    };
+    let out = Pipeline::new(options).run().unwrap_or_else(|e| panic!("{}", e.render()));
+    assert_eq!(out.dependencies, out.sources);
+    assert!(out.dependencies.contains(&fortran.join("modules/heat_kinds.f90")), "{:?}", out.dependencies);
+    let out = Pipeline::new(Options::files([fortran.join("jacobi_2d_include.f90")])).run().unwrap();
+    assert_eq!(out.dependencies, vec![fortran.join("jacobi_2d_include.f90"), fortran.join("jacobi_weights.inc")]);
+    let d = out.depfile(&["k.c".into()]);
+    assert!(d.starts_with("k.c: \\\n") && d.contains("jacobi_weights.inc"), "{d}");
+    // Text in memory reads no file.
+    let out = Pipeline::new(Options::source("axpy.py", AXPY)).run().unwrap();
+    assert!(out.dependencies.is_empty());
+}

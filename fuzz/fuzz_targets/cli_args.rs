@@ -20,13 +20,14 @@ mod cli;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let argv = std::iter::once("adjc").chain(text.split('\0'));
-    match cli::Cli::try_parse_from(argv) {
+    match cli::Cli::try_parse_from(cli::normalize_args(argv.map(std::ffi::OsString::from))) {
         Ok(c) => {
             let t = match &c.command {
-                cli::Command::Transpile(t) => t,
+                cli::Command::Transpile(t) => &t.transpile,
                 cli::Command::Check(c) => &c.transpile,
                 cli::Command::Bench(b) => &b.transpile,
                 cli::Command::Plan(p) => &p.transpile,
+                cli::Command::Runtime(_) | cli::Command::Config(_) | cli::Command::Makefile => return,
             };
             let _ = checkpoint_flag::parse(&t.checkpoints);
         }

@@ -146,6 +146,35 @@ pub struct Loaded {
     pub sources: Vec<FortranSource>,
     /// `files` followed by the module files found for `use`.
     pub paths: Vec<PathBuf>,
+    /// The files the C preprocessor read for them (`#include`), from its line markers, in
+    /// order, without the files of `paths`: with `paths`, what a build must watch.
+    pub cpp_included: Vec<PathBuf>,
+}
+
+/// The files named by cpp's line markers (`# 12 "dir/inc.h" 1`) of preprocessed text,
+/// first occurrence order, without cpp's pseudo-files (`<built-in>`, `<command-line>`).
+pub fn cpp_included_files(text: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix('#') else { continue };
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix("line").map(str::trim_start).unwrap_or(rest);
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 {
+            continue;
+        }
+        let Some(quoted) = rest[digits..].trim_start().strip_prefix('"') else { continue };
+        let Some(end) = quoted.find('"') else { continue };
+        let name = &quoted[..end];
+        if name.is_empty() || name.starts_with('<') {
+            continue;
+        }
+        let path = PathBuf::from(name);
+        if !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
 }
 
 /// Reads `files` (the first holds the entry), plus the files of modules they use that none
@@ -178,7 +207,15 @@ pub fn load_sources(files: &[PathBuf], opts: &LoadOptions, cpp: &dyn Preprocesso
         }
         k += 1;
     }
-    Ok(Loaded { sources, paths })
+    let mut cpp_included: Vec<PathBuf> = Vec::new();
+    for s in sources.iter().filter(|s| s.preprocessed) {
+        for p in cpp_included_files(&s.text) {
+            if !paths.contains(&p) && !cpp_included.contains(&p) && p.is_file() {
+                cpp_included.push(p);
+            }
+        }
+    }
+    Ok(Loaded { sources, paths, cpp_included })
 }
 
 #[cfg(test)]
@@ -211,6 +248,12 @@ mod tests {
         assert!(loaded.sources[0].preprocessed && !loaded.sources[1].preprocessed);
         assert_eq!(*cpp.0.borrow(), vec![vec!["-DN=3".to_string()]]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn line_markers_name_the_included_files() {
+        let text = "# 1 \"k.F90\"\n# 1 \"<built-in>\"\n# 1 \"<command-line>\"\n# 1 \"inc/c.h\" 1\nx\n# 3 \"k.F90\" 2\n#line 4 \"d e.h\"\n";
+        assert_eq!(cpp_included_files(text), vec![PathBuf::from("k.F90"), "inc/c.h".into(), "d e.h".into()]);
     }
 
     #[test]
