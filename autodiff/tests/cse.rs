@@ -7,8 +7,7 @@ use adjc_autodiff::cse::name_common_subexpressions;
 use adjc_autodiff::{reverse, AdOptions};
 use adjc_ir::{Function, Intent, Scalar};
 use common::builder::*;
-use common::check::{assert_same_outputs, Rng};
-use common::interp::{run, size_of, Args, Opts, Value};
+use common::check::assert_rewrite_keeps_results;
 use common::kernels as k;
 
 fn text(f: &Function) -> String {
@@ -21,37 +20,8 @@ fn cse(f: &Function) -> Function {
     g
 }
 
-fn inputs(f: &Function, fixed: &[(&str, i64)], seed: u64) -> Args {
-    let mut rng = Rng::new(seed);
-    let mut args: Args = fixed.iter().map(|(n, v)| (n.to_string(), Value::Int(*v))).collect();
-    for p in &f.params {
-        let v = f.var(p.var);
-        if p.intent == Intent::Out || args.contains_key(&v.name) {
-            continue;
-        }
-        let value = if v.ty.is_array() {
-            Value::Array(rng.vec(size_of(f, &v.name, &args), 0.5, 1.5))
-        } else {
-            Value::Float(rng.uniform(0.5, 1.5))
-        };
-        args.insert(v.name.clone(), value);
-    }
-    args
-}
-
 fn same_results(original: &Function, rewritten: &Function, fixed: &[(&str, i64)]) {
-    for seed in [1, 2] {
-        let args = inputs(original, fixed, seed);
-        for reverse_maps in [false, true] {
-            let mut want = args.clone();
-            run(original, &mut want, Opts { reverse_maps, ..Opts::default() })
-                .unwrap_or_else(|e| panic!("original failed: {e}"));
-            let mut got = args.clone();
-            run(rewritten, &mut got, Opts { reverse_maps, ..Opts::default() })
-                .unwrap_or_else(|e| panic!("rewritten run failed: {e}\n{}", text(rewritten)));
-            assert_same_outputs(original, rewritten, &want, &got, "cse", reverse_maps);
-        }
-    }
+    assert_rewrite_keeps_results(original, rewritten, fixed, "cse", (0.5, 1.5));
 }
 
 fn vec1(b: &B, n: adjc_ir::VarId) -> adjc_ir::Type {

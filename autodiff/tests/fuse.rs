@@ -9,8 +9,8 @@ use adjc_autodiff::fuse::fuse_sweeps;
 use adjc_autodiff::{reverse, AdOptions};
 use adjc_ir::{walk_stmts, Block, Function, Intent, Scalar, Span, Stmt, StmtKind};
 use common::builder::*;
-use common::check::{assert_same_outputs, Rng};
-use common::interp::{run, size_of, Args, Opts, Value};
+use common::check::{assert_rewrite_keeps_results, random_inputs};
+use common::interp::{run, Opts};
 use common::kernels as k;
 
 fn text(f: &Function) -> String {
@@ -46,39 +46,8 @@ fn fuse(f: &Function) -> Function {
     g
 }
 
-/// Random values for every parameter that is not output-only and not in `fixed`.
-fn inputs(f: &Function, fixed: &[(&str, i64)], seed: u64) -> Args {
-    let mut rng = Rng::new(seed);
-    let mut args: Args = fixed.iter().map(|(n, v)| (n.to_string(), Value::Int(*v))).collect();
-    for p in &f.params {
-        let v = f.var(p.var);
-        if p.intent == Intent::Out || args.contains_key(&v.name) {
-            continue;
-        }
-        let value = if v.ty.is_array() {
-            Value::Array(rng.vec(size_of(f, &v.name, &args), 0.5, 1.5))
-        } else {
-            Value::Float(rng.uniform(0.5, 1.5))
-        };
-        args.insert(v.name.clone(), value);
-    }
-    args
-}
-
-/// `fused` computes what `original` computes, in both orders of map iterations, with no race.
-fn same_results(original: &Function, fused: &Function, fixed: &[(&str, i64)]) {
-    for seed in [1, 2] {
-        let args = inputs(original, fixed, seed);
-        for reverse_maps in [false, true] {
-            let mut want = args.clone();
-            run(original, &mut want, Opts { reverse_maps, ..Opts::default() })
-                .unwrap_or_else(|e| panic!("original failed: {e}"));
-            let mut got = args.clone();
-            run(fused, &mut got, Opts { reverse_maps, ..Opts::default() })
-                .unwrap_or_else(|e| panic!("fused run failed (reverse_maps {reverse_maps}): {e}\n{}", text(fused)));
-            assert_same_outputs(original, fused, &want, &got, "fused", reverse_maps);
-        }
-    }
+fn same_results(original: &Function, rewritten: &Function, fixed: &[(&str, i64)]) {
+    assert_rewrite_keeps_results(original, rewritten, fixed, "fused", (0.5, 1.5));
 }
 
 fn vec1(b: &B, n: adjc_ir::VarId) -> adjc_ir::Type {
@@ -129,7 +98,7 @@ fn shifted_reads_of_a_forward_output_do_not_fuse() {
     }
     body.append(&mut rm.body);
     rm.body = body;
-    let args = inputs(&f, &[("N", 7)], 1);
+    let args = random_inputs(&f, &[("N", 7)], 1, 0.5, 1.5);
     let (mut want, mut got) = (args.clone(), args);
     run(&f, &mut want, Opts { reverse_maps: false, ..Opts::default() }).unwrap();
     // The interpreter reports the race (an iteration reads the y another one writes); were

@@ -8,8 +8,7 @@ use adjc_autodiff::split::split_shared_maps;
 use adjc_autodiff::{reverse, AdOptions};
 use adjc_ir::{walk_stmts, AccOp, BinOp, Function, Intent, Scalar, StmtKind, VarId};
 use common::builder::*;
-use common::check::{assert_same_outputs, Rng};
-use common::interp::{run, size_of, Args, Opts, Value};
+use common::check::assert_rewrite_keeps_results;
 use common::kernels as k;
 
 // ---------------------------------------------------------------------------------------
@@ -60,44 +59,8 @@ fn counts(f: &Function) -> (usize, usize) {
     (maps, shared)
 }
 
-/// Random values for every parameter that is not output-only and not in `fixed`.
-fn inputs(f: &Function, fixed: &[(&str, i64)], seed: u64) -> Args {
-    let mut rng = Rng::new(seed);
-    let mut args: Args = fixed.iter().map(|(n, v)| (n.to_string(), Value::Int(*v))).collect();
-    for p in &f.params {
-        let v = f.var(p.var);
-        if p.intent == Intent::Out || args.contains_key(&v.name) {
-            continue;
-        }
-        let value = if v.ty.elem() == Scalar::I64 && v.ty.is_array() {
-            // Index arrays (gathers): in bounds of the arrays they index, with repeats.
-            let n = size_of(f, &v.name, &args);
-            Value::IntArray((0..n).map(|_| (rng.uniform(0.0, n as f64) as i64).min(n as i64 - 1)).collect())
-        } else if v.ty.is_array() {
-            Value::Array(rng.vec(size_of(f, &v.name, &args), -1.0, 1.0))
-        } else {
-            Value::Float(rng.uniform(-1.0, 1.0))
-        };
-        args.insert(v.name.clone(), value);
-    }
-    args
-}
-
-/// `split` computes what `original` computes, in both orders of map iterations, with no
-/// race; sums may only differ by round-off.
-fn same_results(original: &Function, split: &Function, fixed: &[(&str, i64)]) {
-    for seed in [1, 2] {
-        let args = inputs(original, fixed, seed);
-        for reverse_maps in [false, true] {
-            let mut want = args.clone();
-            run(original, &mut want, Opts { reverse_maps, ..Opts::default() })
-                .unwrap_or_else(|e| panic!("original failed: {e}"));
-            let mut got = args.clone();
-            run(split, &mut got, Opts { reverse_maps, ..Opts::default() })
-                .unwrap_or_else(|e| panic!("split run failed (reverse_maps {reverse_maps}): {e}\n{}", text(split)));
-            assert_same_outputs(original, split, &want, &got, "split", reverse_maps);
-        }
-    }
+fn same_results(original: &Function, rewritten: &Function, fixed: &[(&str, i64)]) {
+    assert_rewrite_keeps_results(original, rewritten, fixed, "split", (-1.0, 1.0));
 }
 
 fn vec1(b: &B, n: VarId) -> adjc_ir::Type {

@@ -249,3 +249,54 @@ pub fn assert_same_outputs(
         }
     }
 }
+
+/// Random values in `[lo, hi)` for every parameter of `f` that is not output-only and not in
+/// `fixed`; integer arrays (gather indices) get indices in bounds of themselves, with repeats.
+pub fn random_inputs(f: &Function, fixed: &[(&str, i64)], seed: u64, lo: f64, hi: f64) -> Args {
+    let mut rng = Rng::new(seed);
+    let mut args: Args = fixed.iter().map(|(n, v)| (n.to_string(), Value::Int(*v))).collect();
+    for p in &f.params {
+        let v = f.var(p.var);
+        if p.intent == Intent::Out || args.contains_key(&v.name) {
+            continue;
+        }
+        let value = if v.ty.elem() == adjc_ir::Scalar::I64 && v.ty.is_array() {
+            let n = size_of(f, &v.name, &args);
+            Value::IntArray((0..n).map(|_| (rng.uniform(0.0, n as f64) as i64).min(n as i64 - 1)).collect())
+        } else if v.ty.is_array() {
+            Value::Array(rng.vec(size_of(f, &v.name, &args), lo, hi))
+        } else {
+            Value::Float(rng.uniform(lo, hi))
+        };
+        args.insert(v.name.clone(), value);
+    }
+    args
+}
+
+/// `rewritten` (the output of the pass named `pass`) computes what `original` computes, on
+/// two random inputs in `[lo, hi)`, in both orders of map iterations, with no race (the
+/// interpreter reports races and unset reads); sums may only differ by round-off.
+pub fn assert_rewrite_keeps_results(
+    original: &Function,
+    rewritten: &Function,
+    fixed: &[(&str, i64)],
+    pass: &str,
+    (lo, hi): (f64, f64),
+) {
+    for seed in [1, 2] {
+        let args = random_inputs(original, fixed, seed, lo, hi);
+        for reverse_maps in [false, true] {
+            let mut want = args.clone();
+            run(original, &mut want, Opts { reverse_maps, ..Opts::default() })
+                .unwrap_or_else(|e| panic!("original failed: {e}"));
+            let mut got = args.clone();
+            run(rewritten, &mut got, Opts { reverse_maps, ..Opts::default() }).unwrap_or_else(|e| {
+                panic!(
+                    "{pass}: rewritten run failed (reverse_maps {reverse_maps}): {e}\n{}",
+                    adjc_ir::print::print_function(rewritten)
+                )
+            });
+            assert_same_outputs(original, rewritten, &want, &got, pass, reverse_maps);
+        }
+    }
+}
