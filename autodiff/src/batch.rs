@@ -34,13 +34,7 @@ pub(crate) fn batch_updates(f: &mut Function) {
     let mut body = std::mem::take(&mut f.body);
     let mut work = Vec::new();
     walk(f, &mut body, &mut work);
-    if !work.is_empty() {
-        let mut out: Block = work.iter().map(|w| Stmt::new(StmtKind::Alloc(*w), Span::NONE)).collect();
-        out.extend(body);
-        out.extend(work.iter().map(|w| Stmt::new(StmtKind::Free(*w), Span::NONE)));
-        body = out;
-    }
-    f.body = body;
+    f.body = crate::util::around_work_arrays(body, &work);
 }
 
 fn walk(f: &mut Function, block: &mut Block, work: &mut Vec<VarId>) {

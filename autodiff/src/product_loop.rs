@@ -36,13 +36,7 @@ pub fn batch_products(f: &Function) -> Function {
     let mut body = std::mem::take(&mut f.body);
     let mut work = Vec::new();
     walk(&mut f, &mut body, &mut work);
-    if !work.is_empty() {
-        let mut out: Block = work.iter().map(|w| Stmt::new(StmtKind::Alloc(*w), Span::NONE)).collect();
-        out.extend(body);
-        out.extend(work.iter().map(|w| Stmt::new(StmtKind::Free(*w), Span::NONE)));
-        body = out;
-    }
-    f.body = body;
+    f.body = crate::util::around_work_arrays(body, &work);
     // The maps made here are new: they get fresh ids (see "Identities" in adjc_ir).
     adjc_ir::proc::ids::settle(&mut f.body);
     f

@@ -117,3 +117,15 @@ fn reads_direct(s: &Stmt) -> VarSet {
     }
     out
 }
+
+/// `body` with the work arrays `work` allocated before it and freed after it (in the order
+/// given); `body` itself when there are none.
+pub(crate) fn around_work_arrays(body: Block, work: &[VarId]) -> Block {
+    if work.is_empty() {
+        return body;
+    }
+    let mut out: Block = work.iter().map(|w| Stmt::new(StmtKind::Alloc(*w), Span::NONE)).collect();
+    out.extend(body);
+    out.extend(work.iter().map(|w| Stmt::new(StmtKind::Free(*w), Span::NONE)));
+    out
+}
