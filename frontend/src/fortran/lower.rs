@@ -124,9 +124,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         initialised: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
-    for s in stmts {
-        lw.stmt(s)?;
-    }
+    lw.body_with_returns(stmts)?;
     lw.finish()
 }
 

@@ -68,7 +68,19 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "loops with an early exit are not supported yet; compute the trip count first",
             ),
             S::Cycle => unsupported(self, "`cycle` is", "wrap the rest of the loop body in an `if`"),
-            S::Return => unsupported(self, "an early `return` is", "restructure the procedure with `if` blocks"),
+            // `returns` lowers the others: a `return` that reaches here is inside a loop or a
+            // `select case`.
+            S::Return if !self.loops.is_empty() => unsupported(
+                self,
+                "a `return` inside a `do` loop is",
+                "a loop with a data-dependent exit is not supported yet; compute the trip count before the loop, \
+                 or set a flag in the loop, skip the remaining iterations with an `if` on it, and return after the loop",
+            ),
+            S::Return => unsupported(
+                self,
+                "a `return` here (inside `select case` or `where`) is",
+                "use an `if` block for the early return",
+            ),
             S::Goto { .. } => {
                 unsupported(self, "`goto` is", "rewrite the control flow with `do` loops and `if` blocks")
             }
