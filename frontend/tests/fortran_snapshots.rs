@@ -72,7 +72,8 @@ example_snapshot!(
     with_helpers,
     init_values,
     literal_kinds,
-    early_return
+    early_return,
+    f77_decls
 );
 
 #[test]
@@ -82,5 +83,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 33, "add the new example to example_snapshot! above");
+    assert_eq!(n, 34, "add the new example to example_snapshot! above");
 }

@@ -104,7 +104,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .with_help("move the declarations to the top of the procedure")),
             S::Where(w) => self.where_stmt(w),
             S::Select(c) => self.select_case(c),
-            S::Parameter(_) => Err(self.err(n, "this statement is not supported (`parameter statement`)")),
+            S::Parameter(_) => Err(self
+                .err(n, "a `parameter` statement after an executable statement")
+                .with_help("move it to the declarations at the top of the procedure")),
             S::Unsupported(d) => Err(d.clone()),
         }
     }
