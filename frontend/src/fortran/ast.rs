@@ -29,9 +29,9 @@
 //!   component declarations, [`ExprKind::Component`] for `a%b`;
 //! - COMMON blocks: [`SpecKind::Common`] (block name and members);
 //! - `optional`: [`AttrKind::Optional`]; `present(x)` is an ordinary call;
-//! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`], [`StmtKind::Goto`] (with its
-//!   target label), [`StmtKind::Exit`], [`StmtKind::Cycle`]; labels are
-//!   [`StmtKind::Label`] statements;
+//! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`] (lowered by `returns`
+//!   outside loops), [`StmtKind::Goto`] (with its target label), [`StmtKind::Exit`],
+//!   [`StmtKind::Cycle`]; labels are [`StmtKind::Label`] statements;
 //! - `do while`: [`DoControl::While`] with its condition;
 //! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`];
 //! - F77 `DATA`: [`SpecKind::Data`]; the F77 `PARAMETER (...)` statement:
