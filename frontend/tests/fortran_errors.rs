@@ -34,7 +34,7 @@ fn control_flow_that_is_not_structured() {
     expect_help(&sub("  do i = 1, n\n    exit\n  end do\n"), "`exit` is not supported", 7, 5);
     expect_help(&sub("  do i = 1, n\n    cycle\n  end do\n"), "`cycle` is not supported", 7, 5);
     expect_help(&sub("  do while (y > 0)\n    y = y - 1\n  end do\n"), "`do while` loops are not supported", 6, 3);
-    expect_help(&sub("  return\n"), "early `return`", 6, 3);
+    expect_help(&sub("  do i = 1, n\n    if (x(i) > 0) return\n  end do\n"), "`return` inside a `do` loop", 7, 19);
     expect_help(&sub("  stop\n"), "`stop` is not supported", 6, 3);
 }
 
@@ -298,4 +298,20 @@ fn what_gfortran_rejects_and_tree_sitter_accepts() {
     lower(&sub(
         "  do i = 1, n\n    x(i) = 1 + &\n      2 ! a comment & not a continuation\n  end do\n10 y = 1\n  chk: if (n > 1) then\n    y = 2\n  end if chk\n",
     ));
+}
+
+#[test]
+fn f77_declaration_statements() {
+    expect_help(&sub("  dimension w(n)\n  y = x(1)\n"), "`w` has no type declaration", 6, 13);
+    expect_help(&sub("  parameter (c = 2.0d0)\n  y = x(1)\n"), "`c` has no type declaration", 6, 14);
+    expect_help(
+        &sub("  real(8), parameter :: c = 1.0d0\n  parameter (c = 2.0d0)\n  y = x(1)\n"),
+        "`c` is given a value twice",
+        7,
+        14,
+    );
+    expect_help(&sub("  dimension z\n  y = x(1)\n"), "`dimension z` without bounds", 6, 13);
+    expect_help(&sub("  dimension x(n)\n  y = x(1)\n"), "`x` is given a shape twice", 6, 13);
+    expect_help(&sub("  y = x(1)\n  parameter (z = 2.0d0)\n"), "a `parameter` statement after an executable", 7, 3);
+    expect_help(&sub("  y = x(1)\n  dimension z(3)\n"), "a declaration after an executable statement", 7, 3);
 }

@@ -71,7 +71,9 @@ example_snapshot!(
     upwind,
     with_helpers,
     init_values,
-    literal_kinds
+    literal_kinds,
+    early_return,
+    f77_decls
 );
 
 #[test]
@@ -81,5 +83,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 32, "add the new example to example_snapshot! above");
+    assert_eq!(n, 34, "add the new example to example_snapshot! above");
 }

@@ -29,19 +29,21 @@
 //!   component declarations, [`ExprKind::Component`] for `a%b`;
 //! - COMMON blocks: [`SpecKind::Common`] (block name and members);
 //! - `optional`: [`AttrKind::Optional`]; `present(x)` is an ordinary call;
-//! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`], [`StmtKind::Goto`] (with its
-//!   target label), [`StmtKind::Exit`], [`StmtKind::Cycle`]; labels are
-//!   [`StmtKind::Label`] statements;
+//! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`] (lowered by `returns`
+//!   outside loops), [`StmtKind::Goto`] (with its target label), [`StmtKind::Exit`],
+//!   [`StmtKind::Cycle`]; labels are [`StmtKind::Label`] statements;
 //! - `do while`: [`DoControl::While`] with its condition;
 //! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`];
 //! - F77 `DATA`: [`SpecKind::Data`]; the F77 `PARAMETER (...)` statement:
-//!   [`StmtKind::Parameter`] (today it ends the specification part, as it did before the
-//!   AST; when lowering learns it, `parse` should put it in [`Procedure::spec`]);
+//!   [`SpecKind::Parameter`] in a procedure's specification part (lowered: it gives the
+//!   named variables their constant values), [`StmtKind::Parameter`] after the first
+//!   executable statement (an error);
 //! - statement functions (`f(x) = ...` before the first executable statement) parse as
 //!   assignments to a call-like left-hand side; telling them apart needs the declarations
 //!   (an undeclared `f` that is not an array), so it belongs to the start of lowering.
-//! - F77 `DIMENSION x(n)` statements are not recognised yet: the parser leaves them as
-//!   the `Unsupported` node of whatever tree-sitter made of them.
+//! - F77 `DIMENSION x(n)` statements, and the other attribute statements (`save x`,
+//!   `intent(in) x`, ...): [`SpecKind::Attributes`], a [`Decl`] without a type whose bare
+//!   `dimension` attribute (`AttrKind::Dimension(None)`) leaves the shapes to the names.
 //!
 //! To add a construct: its variant here, its conversion in `parse` (with a test in
 //! `parse::tests` asserting the tree), its lowering in `stmt`, `expr` or `decl`, and an
@@ -166,6 +168,11 @@ pub struct SpecItem {
 #[derive(Clone, Debug)]
 pub enum SpecKind {
     Decl(Decl),
+    /// An attribute statement (`dimension x(n), y(m)`, `save x`): a declaration without a
+    /// type, adding to the declarations of names declared elsewhere (or implicitly typed).
+    Attributes(Decl),
+    /// F77 `parameter (n = 10, ...)`: names as spelled, where, and their values.
+    Parameter(Vec<(String, Span, Expr)>),
     Implicit(Implicit),
     Use(Use),
     /// `common /name/ a, b(n)`: one entry per block (`None`: blank common).

@@ -80,6 +80,35 @@ pub fn dim_specs(shape: &ast::Shape) -> Result<Vec<DimSpec<'_>>, Diagnostic> {
 /// Adds the names declared by `decl` to `table`. With `once` (the declarations of one
 /// scope), a name given a type, shape or intent twice is an error.
 pub fn collect<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool) -> Result<(), Diagnostic> {
+    collect_in(decl, table, once, false)
+}
+
+/// An attribute statement (`dimension x(n)`, `save x`): like a declaration, but a bare
+/// `dimension` takes the bounds from each name, which must have them.
+pub fn collect_attributes<'t>(decl: &'t Decl, table: &mut Table<'t>) -> Result<(), Diagnostic> {
+    collect_in(decl, table, true, true)
+}
+
+/// `parameter (n = 10)`: `name` becomes a constant with that value (typed by its
+/// declaration, or by the value when it has none and typing is implicit).
+pub fn collect_parameter<'t>(name: &str, span: Span, value: &'t Expr, table: &mut Table<'t>) -> Result<(), Diagnostic> {
+    let entry = table.entry(name.to_ascii_lowercase()).or_insert_with(|| Sym::bare(name.to_string(), span));
+    if entry.init.is_some() {
+        return Err(Diagnostic::error(span, format!("`{name}` is given a value twice"))
+            .with_help(format!("give `{name}` one value (its first declaration is on line {})", entry.span.line)));
+    }
+    if entry.intent.is_some() {
+        return Err(Diagnostic::error(span, format!("the argument `{name}` is declared `parameter`")).with_help(
+            "a `parameter` is a constant of the procedure; pass the value as an argument or make it a local constant",
+        ));
+    }
+    entry.parameter = true;
+    entry.init = Some(value);
+    Ok(())
+}
+
+fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: bool) -> Result<(), Diagnostic> {
+    let mut bare_dimension = None;
     let mut ty = None;
     let mut intent = None;
     let mut parameter = false;
@@ -100,6 +129,7 @@ pub fn collect<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool) -> Result<
                 AttrKind::Intent(i) => intent = Some(*i),
                 AttrKind::Parameter => parameter = true,
                 AttrKind::Dimension(Some(shape)) => dims_attr = Some(dim_specs(shape)?),
+                AttrKind::Dimension(None) if statement => bare_dimension = Some(a.span),
                 AttrKind::Dimension(None) => return Err(Diagnostic::error(a.span, "malformed `dimension` attribute")),
                 AttrKind::Pointer => {
                     return Err(unsupported(a.span, "pointers are", "use ordinary (explicit-shape) arrays"))
@@ -118,6 +148,10 @@ pub fn collect<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool) -> Result<
             None => None,
         };
         let name = e.name.clone();
+        if bare_dimension.is_some() && dims.is_none() {
+            return Err(Diagnostic::error(e.span, format!("`dimension {name}` without bounds"))
+                .with_help(format!("give the bounds of `{name}`, e.g. `dimension {name}(n)`")));
+        }
         let key = name.to_ascii_lowercase();
         let entry = table.entry(key).or_insert_with(|| Sym::bare(name.clone(), e.span));
         let twice = |what: &str| {

@@ -187,9 +187,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             ProcKind::Subroutine => None,
         };
         self.declare_locals(spec, Vec::new())?;
-        for s in spec.stmts {
-            self.stmt(s)?;
-        }
+        self.body_with_returns(spec.stmts)?;
         Ok(result)
     }
 }

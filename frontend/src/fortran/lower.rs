@@ -124,9 +124,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         initialised: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
-    for s in stmts {
-        lw.stmt(s)?;
-    }
+    lw.body_with_returns(stmts)?;
     lw.finish()
 }
 
@@ -171,10 +169,19 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut local = Table::new();
         let mut implicit_none = false;
         let mut implicit_seen = false;
+        // Names an attribute or `parameter` statement mentions: they need a type
+        // declaration under `implicit none`.
+        let mut untyped: Vec<(String, Span)> = Vec::new();
+        let mut parameters = Vec::new();
         for item in &p.spec {
             let n = item.span;
             match &item.kind {
                 SpecKind::Decl(d) => decl::collect(d, &mut local, true)?,
+                SpecKind::Attributes(d) => {
+                    decl::collect_attributes(d, &mut local)?;
+                    untyped.extend(d.entities.iter().map(|e| (e.name.to_ascii_lowercase(), e.span)));
+                }
+                SpecKind::Parameter(defs) => parameters.extend(defs.iter()),
                 SpecKind::Implicit(i) => {
                     if !local.is_empty() {
                         return Err(self
@@ -224,6 +231,24 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         // The host's `implicit none` holds unless the procedure has its own `implicit`.
         let implicit_none = implicit_none || (!implicit_seen && proc.host_implicit_none);
+        // `parameter (...)` statements after all declarations, wherever they stand: the
+        // declarations give the type, the statement the value.
+        for (name, span, value) in parameters {
+            decl::collect_parameter(name, *span, value, &mut local)?;
+            untyped.push((name.to_ascii_lowercase(), *span));
+        }
+        if implicit_none {
+            for (key, span) in &untyped {
+                let typed_result =
+                    result_type.is_some() && result_name.as_deref().unwrap_or(&proc.name.to_ascii_lowercase()) == key;
+                if local.get(key).is_some_and(|s| s.ty.is_none()) && !typed_result {
+                    let name = local.get(key).map(|s| s.name.clone()).unwrap_or_default();
+                    return Err(Diagnostic::error(*span, format!("`{name}` has no type declaration")).with_help(
+                        format!("declare it, e.g. `real(8) :: {name}` (the procedure has `implicit none`)"),
+                    ));
+                }
+            }
+        }
         Ok(Spec {
             dummies: dummy_names,
             result_name,

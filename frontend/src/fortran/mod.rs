@@ -50,6 +50,7 @@ mod intrinsics;
 mod load;
 mod lower;
 mod parse;
+mod returns;
 mod scan;
 mod source;
 mod stmt;

@@ -128,6 +128,8 @@ impl<'s> Parser<'s> {
                 }
                 k if k.starts_with("end_") && k.ends_with("_statement") => continue,
                 "variable_declaration" if in_spec => SpecKind::Decl(self.decl(c)),
+                "variable_modification" if in_spec => SpecKind::Attributes(self.decl(c)),
+                "parameter_statement" if in_spec => SpecKind::Parameter(self.parameter_defs(c)),
                 "implicit_statement" => SpecKind::Implicit(self.implicit(c)),
                 "use_statement" => SpecKind::Use(self.use_stmt(c)),
                 "common_statement" => SpecKind::Common(self.common(c)),
@@ -145,6 +147,18 @@ impl<'s> Parser<'s> {
             spec.push(SpecItem { span, kind });
         }
         Procedure { kind, name, name_span, span: self.sp(n), pure, dummies, result, result_type, spec, body, contains }
+    }
+
+    /// `parameter (n = 10, c = 2.0d0)`: the names as spelled and their values.
+    fn parameter_defs(&mut self, n: Node) -> Vec<(String, Span, Expr)> {
+        let mut defs = Vec::new();
+        for a in named(n) {
+            let kids = named(a);
+            if let (Some(name), Some(value)) = (kids.first(), kids.get(1)) {
+                defs.push((self.text(*name).to_string(), self.sp(*name), self.expr(*value)));
+            }
+        }
+        defs
     }
 
     fn use_stmt(&self, n: Node) -> Use {
@@ -407,16 +421,8 @@ impl<'s> Parser<'s> {
             "select_case_statement" => self.select_case(n, span),
             "forall_statement" => no("`forall` is", "write `do` loops"),
             "associate_statement" | "block_construct" => no("this construct is", "write it without it"),
-            "parameter_statement" => {
-                let mut defs = Vec::new();
-                for a in named(n) {
-                    let kids = named(a);
-                    if let (Some(name), Some(value)) = (kids.first(), kids.get(1)) {
-                        defs.push((self.text(*name).to_string(), self.sp(*name), self.expr(*value)));
-                    }
-                }
-                StmtKind::Parameter(defs)
-            }
+            "parameter_statement" => StmtKind::Parameter(self.parameter_defs(n)),
+            "variable_modification" => StmtKind::Declaration(self.decl(n)),
             k => StmtKind::Unsupported(Diagnostic::error(
                 span,
                 format!("this statement is not supported (`{}`)", k.replace('_', " ")),
@@ -854,6 +860,27 @@ mod tests {
         let shown = e.render("k.f90", src);
         assert!(shown.contains("k.f90:3:3"), "{shown}");
         assert!(shown.contains('^'), "{shown}");
+    }
+
+    /// F77 `parameter (...)` and `dimension x(n)` statements belong to the specification
+    /// part wherever they stand in it; after an executable statement they are statements.
+    #[test]
+    fn f77_parameter_and_dimension_statements_are_declarations() {
+        let src = "subroutine k(n, x)\n  integer n\n  parameter (m = 3, c = 2)\n  real(8) x\n  \
+                   dimension x(n), w(m)\n  x(1) = c\n  parameter (z = 1)\n  dimension y(2)\nend subroutine\n";
+        let f = parse(src);
+        let p = only_procedure(&f);
+        let SpecKind::Parameter(defs) = &p.spec[1].kind else { panic!("parameter: {:?}", p.spec[1]) };
+        let names: Vec<&str> = defs.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["m", "c"]);
+        let SpecKind::Attributes(d) = &p.spec[3].kind else { panic!("dimension: {:?}", p.spec[3]) };
+        assert!(d.type_spec().is_none());
+        assert!(d.parts.iter().any(|x| matches!(x, DeclPart::Attr(Attr { kind: AttrKind::Dimension(None), .. }))));
+        let names: Vec<&str> = d.entities.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["x", "w"]);
+        assert!(d.entities.iter().all(|e| e.shape.is_some()));
+        assert!(matches!(p.body[1].kind, StmtKind::Parameter(_)));
+        assert!(matches!(p.body[2].kind, StmtKind::Declaration(_)));
     }
 
     /// The constructs of issue 13 have their place in the tree (lowering still rejects them).

@@ -68,7 +68,19 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "loops with an early exit are not supported yet; compute the trip count first",
             ),
             S::Cycle => unsupported(self, "`cycle` is", "wrap the rest of the loop body in an `if`"),
-            S::Return => unsupported(self, "an early `return` is", "restructure the procedure with `if` blocks"),
+            // `returns` lowers the others: a `return` that reaches here is inside a loop or a
+            // `select case`.
+            S::Return if !self.loops.is_empty() => unsupported(
+                self,
+                "a `return` inside a `do` loop is",
+                "a loop with a data-dependent exit is not supported yet; compute the trip count before the loop, \
+                 or set a flag in the loop, skip the remaining iterations with an `if` on it, and return after the loop",
+            ),
+            S::Return => unsupported(
+                self,
+                "a `return` here (inside `select case` or `where`) is",
+                "use an `if` block for the early return",
+            ),
             S::Goto { .. } => {
                 unsupported(self, "`goto` is", "rewrite the control flow with `do` loops and `if` blocks")
             }
@@ -92,7 +104,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .with_help("move the declarations to the top of the procedure")),
             S::Where(w) => self.where_stmt(w),
             S::Select(c) => self.select_case(c),
-            S::Parameter(_) => Err(self.err(n, "this statement is not supported (`parameter statement`)")),
+            S::Parameter(_) => Err(self
+                .err(n, "a `parameter` statement after an executable statement")
+                .with_help("move it to the declarations at the top of the procedure")),
             S::Unsupported(d) => Err(d.clone()),
         }
     }
