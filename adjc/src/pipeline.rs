@@ -91,7 +91,11 @@ impl Pipeline {
         adjoint.function = adjc_autodiff::cse::name_common_subexpressions(&adjoint.function);
         // Reversed loops whose iterations are independent run forwards, nests along rows.
         adjoint.function = adjc_autodiff::loop_order::order_loops(&adjoint.function);
+        // Zero-filled reductions into rows (broadcast-sums: conv2d) run with the row's
+        // unit-stride axis innermost, in the forward function and the adjoint's forward sweep.
+        adjoint.function = adjc_autodiff::reduction_order::order_reductions(&adjoint.function);
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
+        module.functions[0] = adjc_autodiff::reduction_order::order_reductions(&module.functions[0]);
         // Loops of matrix-vector products of fixed matrices become one matrix product before
         // the loop, in the forward function and in the adjoint's forward sweep (not under a
         // memory plan: it does not count the product's work array).

@@ -137,14 +137,15 @@ fn convolution_adjoint_is_parallel_over_the_owners_of_its_writes() {
     let adj = function(&c, "conv2d_bias_b");
     let nests = block_after(adj, "reordered so that every iteration");
     let text = nests.join("\n");
-    // input_b[k, m, n, p]: each batch element owns its slice; the channel loop p stays
-    // innermost (contiguous in NHWC).
+    // input_b[k, m, n, p]: each batch element owns its slice; the output-channel loop l is
+    // innermost, a dot of rows contiguous in NHWC (weights[.., p, l], output_b[.., l]).
     assert_eq!(nests[1].trim(), "ADJC_OMP(parallel for)", "{text}");
     assert_eq!(nests[2].trim(), "for (int64_t k = 0; k < N; k++) {", "{text}");
     let lines: Vec<&str> = adj.lines().map(str::trim).collect();
     let x = lines.iter().position(|l| l.starts_with("input_b_(k, m, n, p) +=")).unwrap();
-    // Its iterations are independent: it runs forwards (autodiff/src/loop_order.rs).
-    assert_eq!(lines[x - 1], "for (int64_t p = 0; p < input_n3; p++) {", "{adj}");
+    // Its iterations are independent: it runs forwards, l sunk innermost
+    // (autodiff/src/loop_order.rs).
+    assert_eq!(lines[x - 1], "for (int64_t l = 0; l < C_out; l++) {", "{adj}");
     // weights_b[.., p, l]: each output channel owns its slice.
     let w = lines.iter().position(|l| l.starts_with("weights_b_(m - i, n - j, p, l) +=")).unwrap();
     let map = lines[..w].iter().rposition(|l| l.starts_with("ADJC_OMP(parallel for")).unwrap();

@@ -93,6 +93,7 @@ pub mod plan;
 mod prep;
 pub mod product_loop;
 mod recompute;
+pub mod reduction_order;
 mod report;
 mod reverse;
 mod rules;

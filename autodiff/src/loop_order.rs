@@ -15,12 +15,16 @@
 //! `for k: for j <= i: A_b[j, k] += alpha * A[i, k] * C_b[i, j]` walks column `k` of `A_b`
 //! with stride `A_n1`; exchanged, the inner loop runs along rows and vectorises.
 //!
+//! In a perfect nest of sequential loops around one `+=` into an array its value does not
+//! read, the loop along the unit-stride axis of most accesses moves innermost
+//! ([`sink_unit_stride`]): conv2d's `input_b` becomes a dot over the output channel.
+//!
 //! Sums are reassociated (the same freedom a parallel map takes); every value is otherwise
 //! unchanged.
 
 use crate::parallelize::{iterations_commute, liveness};
 use adjc_ir::eval::eval_int;
-use adjc_ir::{Block, Expr, ExprKind, Function, Layout, Loop, Stmt, StmtKind, Type, VarId};
+use adjc_ir::{AccOp, Block, Expr, ExprKind, Function, Layout, Loop, Stmt, StmtKind, Type, VarId};
 use std::collections::BTreeSet;
 
 type VarSet = BTreeSet<VarId>;
@@ -62,6 +66,11 @@ fn stmt(f: &Function, mut s: Stmt, out: &VarSet) -> Stmt {
             if let Some(swapped) = exchange(f, l, out, &body_out) {
                 *l = swapped;
                 exchanged = true;
+            }
+            if !exchanged {
+                if let Some(sunk) = sink_unit_stride(f, &s) {
+                    return sunk;
+                }
             }
         }
         StmtKind::Map(m) => {
@@ -113,6 +122,64 @@ fn exchange(f: &Function, outer: &Loop, out: &VarSet, body_out: &VarSet) -> Opti
     let new_inner = Loop { body: inner.body.clone(), ..outer.clone() };
     let stmt = Stmt { kind: StmtKind::Loop(new_inner), ..only.clone() };
     Some(Loop { body: vec![stmt], ..inner.clone() })
+}
+
+/// A perfect nest of sequential loops around one unshared `+=` whose value does not read
+/// the array it adds into, with the loop whose counter indexes the unit-stride axis of the
+/// most accesses moved innermost (conv2d's adjoint: `for m: for l: for n: for p:
+/// input_b[k, m, n, p] += weights[m - i, n - j, p, l] * output_b[k, i, j, l]` becomes a dot
+/// over `l`). Every iteration only adds a value that no iteration changes, so any order of
+/// the iterations gives the same sums up to reassociation; the moved loop's bounds must not
+/// read the counters it crosses, nor theirs its own.
+fn sink_unit_stride(f: &Function, top: &Stmt) -> Option<Stmt> {
+    let mut chain: Vec<&Stmt> = Vec::new();
+    let mut cur = top;
+    let update = loop {
+        match &cur.kind {
+            StmtKind::Loop(l) => {
+                let [only] = l.body.as_slice() else { return None };
+                chain.push(cur);
+                cur = only;
+            }
+            StmtKind::Accumulate { target, op: AccOp::Add, shared: false, value } => {
+                if value.mentions(target.var) || target.index.iter().any(|e| e.mentions(target.var)) {
+                    return None;
+                }
+                break cur;
+            }
+            _ => return None,
+        }
+    };
+    let loop_of = |s: &Stmt| match &s.kind {
+        StmtKind::Loop(l) => Some(l.clone()),
+        _ => None,
+    };
+    let loops: Vec<Loop> = chain.iter().map(|s| loop_of(s)).collect::<Option<_>>()?;
+    if loops.len() < 2 || loops.iter().any(|l| step(l).is_none()) {
+        return None;
+    }
+    let body = vec![update.clone()];
+    let uses: Vec<usize> = loops.iter().map(|l| unit_stride_uses(f, &body, l.var)).collect();
+    let last = loops.len() - 1;
+    let (best, _) = uses.iter().enumerate().filter(|(_, u)| **u > uses[last]).max_by_key(|(k, u)| (**u, *k))?;
+    let bounds = |l: &Loop| [l.start.clone(), l.stop.clone(), l.step.clone()];
+    let crossed = &loops[best + 1..];
+    let independent = crossed.iter().all(|c| {
+        bounds(c).iter().all(|e| !e.mentions(loops[best].var))
+            && bounds(&loops[best]).iter().all(|e| !e.mentions(c.var))
+    });
+    if !independent {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..loops.len()).filter(|k| *k != best).collect();
+    order.push(best);
+    let mut inner = update.clone();
+    for &k in order.iter().rev() {
+        let mut l = loops[k].clone();
+        l.body = vec![inner];
+        inner = Stmt { kind: StmtKind::Loop(l), ..chain[k].clone() };
+    }
+    Some(inner)
 }
 
 /// How many array accesses (reads and written places) in `b` have `v` in the index of
