@@ -507,3 +507,45 @@ fn loop_of_matrix_vector_products_is_one_gemm_before_it() {
         check_passes_both_blas(&["check", py.to_str().unwrap(), "--sizes", sizes]);
     }
 }
+
+/// The `ger` updates one reverse sweep makes to one adjoint matrix run as one map, one pass
+/// over the matrix (`autodiff/src/rank_update.rs`): atax's, bicg's and mvt's two, gemver's
+/// zero-fill of `A_b` and two (one assignment). Gradients through windows of a matrix
+/// (offset starts, one transposed update, a third product on another window that stays a
+/// call) at non-square sizes, in both BLAS builds: a wrong offset or transpose fails them.
+#[test]
+fn rank_one_updates_of_one_matrix_are_one_pass() {
+    let dir = scratch("blas-rank-update");
+    for (k, extra) in [("atax", vec![]), ("bicg", vec![]), ("mvt", vec![]), ("gemver", vec!["--wrt", "A", "--of", "w"])]
+    {
+        let mut args = vec!["transpile".to_string(), format!("examples/python/{k}.py"), "-o".into()];
+        args.push(dir.to_str().unwrap().into());
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let out = adjc(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(out.status.success(), "{}", text(&out));
+        let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join(format!("{k}.c"))).unwrap());
+        let adj = function(&c, &format!("{k}_b"));
+        assert!(!adj.contains("cblas_dger"), "{k}: a separate pass per update:\n{adj}");
+        assert_eq!(adj.matches("2 rank-1 updates of `A_b`").count(), 1, "{k}:\n{adj}");
+        if k == "gemver" {
+            assert!(adj.contains("2 rank-1 updates of `A_b` (from zero)"), "{adj}");
+            assert!(!adj.contains("_b_(i_1, j_1) = 0.0"), "the zero-fill of A_b is a pass of its own:\n{adj}");
+        }
+    }
+    let windows = dir.join("windows.py");
+    std::fs::write(
+        &windows,
+        "def windows(A: \"float64[N, M]\", x: \"float64[M]\", y: \"float64[N]\"):\n    \
+         u = A[1:, 2:] @ x[2:]\n    v = y[1:] @ A[1:, 2:]\n    w = A[:, 1:] @ x[1:]\n    return u, v, w\n",
+    )
+    .unwrap();
+    let out = adjc(&["transpile", windows.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("windows.c")).unwrap());
+    let adj = function(&c, "windows_b");
+    assert!(adj.contains("A_b_(1 + i_2, 2 + j) += v_b[j] * y[1 + i_2] + u_b[i_2] * x[2 + j];"), "{adj}");
+    assert_eq!(adj.matches("cblas_dger").count(), 1, "{adj}");
+    check_passes_both_blas(&["check", windows.to_str().unwrap(), "--sizes", "N=5,M=8"]);
+    check_passes_both_blas(&["check", "examples/python/gemver.py", "--sizes", "N=6", "--wrt", "A", "--of", "w"]);
+    check_passes_both_blas(&["check", "examples/python/atax.py", "--sizes", "M=4,N=7"]);
+}

@@ -59,6 +59,7 @@
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
 //!   `cse`: repeated calls of a derivative named once (`tanh_s = tanh(...)`);
 //!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
+//!   `rank_update`: the `ger` updates (and zero-fill) of one adjoint matrix as one map;
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -92,6 +93,7 @@ pub mod parallelize;
 pub mod plan;
 mod prep;
 pub mod product_loop;
+pub mod rank_update;
 mod recompute;
 pub mod reduction_order;
 mod report;
