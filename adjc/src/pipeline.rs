@@ -82,6 +82,9 @@ impl Pipeline {
         // Rank-1 updates of one adjoint matrix (atax's two `ger`s, gemver's fill and two
         // `ger`s) run as one map: one pass over the matrix instead of one per update.
         adjoint.function = adjc_autodiff::rank_update::merge_rank_updates(&adjoint.function);
+        // A zero-filled local adjoint whose first update is a map adding into each element
+        // once: the map assigns and the fill goes (one pass fewer over the array).
+        adjoint.function = adjc_autodiff::fill_merge::merge_fills(&adjoint.function);
         // Shared additions of a map into one element (`R_b[k, j]` from every row) are a
         // scalar reduction, not one `omp atomic` per iteration.
         adjoint.function = adjc_autodiff::shared_element::reduce_shared_elements(&adjoint.function);
@@ -100,6 +103,7 @@ impl Pipeline {
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
         module.functions[0] = adjc_autodiff::reduction_order::order_reductions(&module.functions[0]);
         module.functions[0] = adjc_autodiff::rank_update::merge_rank_updates(&module.functions[0]);
+        module.functions[0] = adjc_autodiff::fill_merge::merge_fills(&module.functions[0]);
         // Loops of matrix-vector products of fixed matrices become one matrix product before
         // the loop, in the forward function and in the adjoint's forward sweep (not under a
         // memory plan: it does not count the product's work array).

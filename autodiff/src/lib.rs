@@ -60,6 +60,7 @@
 //!   `cse`: repeated calls of a derivative named once (`tanh_s = tanh(...)`);
 //!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
 //!   `rank_update`: the `ger` updates (and zero-fill) of one adjoint matrix as one map;
+//!   `fill_merge`: a zero-fill and the map that first adds into it, as one assigning map;
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -80,6 +81,7 @@ mod checkpoint;
 pub mod cse;
 mod deriv;
 mod expert;
+pub mod fill_merge;
 mod flatten;
 pub mod fuse;
 mod gather;

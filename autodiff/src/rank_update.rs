@@ -162,7 +162,7 @@ fn binders(s: &Stmt) -> VarSet {
 
 /// What `s` writes (allocations, frees and tapes included) and what it mentions, without
 /// its own index variables.
-fn effects(s: &Stmt) -> (VarSet, VarSet) {
+pub(crate) fn effects(s: &Stmt) -> (VarSet, VarSet) {
     let mut w = writes(s);
     visit(s, &mut |t| match &t.kind {
         StmtKind::Alloc(v) | StmtKind::Free(v) => {
@@ -182,11 +182,11 @@ fn effects(s: &Stmt) -> (VarSet, VarSet) {
 }
 
 /// Whether running `a` and `b` in the other order could change anything.
-fn depends(a: &(VarSet, VarSet), b: &(VarSet, VarSet)) -> bool {
+pub(crate) fn depends(a: &(VarSet, VarSet), b: &(VarSet, VarSet)) -> bool {
     !a.0.is_disjoint(&b.1) || !b.0.is_disjoint(&a.1)
 }
 
-fn next_mention(b: &Block, from: usize, v: VarId) -> Option<usize> {
+pub(crate) fn next_mention(b: &Block, from: usize, v: VarId) -> Option<usize> {
     (from..b.len()).find(|&k| effects(&b[k]).1.contains(&v))
 }
 
