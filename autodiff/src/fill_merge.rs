@@ -34,7 +34,7 @@
 //! `free`, and in the map's body nothing after the reset mentions `V`, the reset is a store
 //! nobody reads: it goes.
 
-use crate::rank_update::{depends, effects, next_mention};
+use crate::rank_update::{depends, effects, next_mention, same_int};
 use crate::util::same;
 use adjc_ir::*;
 
@@ -65,8 +65,10 @@ fn drop_dead_resets(f: &mut Function) {
             for (k, st) in m.body.iter().enumerate() {
                 let StmtKind::Assign { target, value } = &st.kind else { continue };
                 let v = target.var;
+                // Any index: a map's iterations do not read what another writes, and nothing
+                // after this statement reads `v` at all.
                 if value.as_float() != Some(0.0)
-                    || !own(&target.index, m)
+                    || target.index.is_empty()
                     || !is_local(f, v)
                     || later.contains(&v)
                     || after.contains(&v)
@@ -123,7 +125,7 @@ fn refilled(fill: &Stmt, next: &Stmt) -> bool {
     for (x, y) in b.dims.iter().zip(&a.dims) {
         crate::util::rename_in_block(&mut renamed.body, x.var, y.var);
     }
-    a.dims.iter().zip(&b.dims).all(|(x, y)| same(&x.start, &y.start) && same(&x.stop, &y.stop))
+    a.dims.iter().zip(&b.dims).all(|(x, y)| same_int(&x.start, &y.start) && same_int(&x.stop, &y.stop))
         && a.body.len() == renamed.body.len()
         && a.body.iter().zip(&renamed.body).all(|(s, t)| match (&s.kind, &t.kind) {
             (StmtKind::Assign { target: p, value: e }, StmtKind::Assign { target: q, value: g }) => {
@@ -159,7 +161,7 @@ fn assign_first_update(fill: &Stmt, update: &mut Stmt, v: VarId) -> bool {
             start = start.substitute(x.var, &Expr::var(y.var, Scalar::I64));
             stop = stop.substitute(x.var, &Expr::var(y.var, Scalar::I64));
         }
-        if !same(&start, &b.start) || !same(&stop, &b.stop) {
+        if !same_int(&start, &b.start) || !same_int(&stop, &b.stop) {
             return false;
         }
     }

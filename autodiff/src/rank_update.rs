@@ -100,8 +100,16 @@ struct Region {
 
 impl Region {
     fn same_as(&self, o: &Region) -> bool {
-        self.var == o.var && (0..2).all(|a| same(&self.start[a], &o.start[a]) && same(&self.extent[a], &o.extent[a]))
+        self.var == o.var
+            && (0..2).all(|a| same_int(&self.start[a], &o.start[a]) && same_int(&self.extent[a], &o.extent[a]))
     }
+}
+
+/// Whether two integer expressions are equal: the same up to spans, or the same affine sum
+/// (`1 + ni` and `ni + 1`, `(ni + 1) - 1` and `ni`: Fortran's bounds).
+pub(crate) fn same_int(a: &Expr, b: &Expr) -> bool {
+    use adjc_ir::proc::affine::Affine;
+    same(a, b) || matches!((Affine::linear(a), Affine::linear(b)), (Some(x), Some(y)) if x.same_value(&y))
 }
 
 fn rank2(f: &Function, v: VarId) -> bool {
