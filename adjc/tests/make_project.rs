@@ -14,11 +14,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{root, scratch};
-
-fn have(program: &str) -> bool {
-    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
-}
+use common::{copy_dir, have, root, scratch, touch};
 
 /// Runs `make ARGS ADJC=<this adjc>` in `dir`; returns (success, stdout + stderr).
 fn make(dir: &Path, args: &[&str]) -> (bool, String) {
@@ -49,29 +45,6 @@ fn commands(text: &str) -> Vec<String> {
         .filter(|l| l.contains(" transpile ") || l.contains(" -o "))
         .map(|l| l.replace(env!("CARGO_BIN_EXE_adjc"), "adjc"))
         .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let name = p.file_name().unwrap();
-        if ["build", "gen", "adjc.mk"].iter().any(|n| name == *n) {
-            continue;
-        }
-        if p.is_dir() {
-            copy_dir(&p, &to.join(name));
-        } else {
-            std::fs::copy(&p, to.join(name)).unwrap();
-        }
-    }
-}
-
-/// Moves a file's time forward, as `touch` does, but surely later than the last build even
-/// on a file system with coarse timestamps.
-fn touch(path: &Path) {
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
-    std::fs::File::options().append(true).open(path).unwrap().set_modified(later).unwrap();
 }
 
 #[test]
