@@ -71,6 +71,26 @@ pub struct SizeGuard {
 pub struct CFiles {
     pub c: String,
     pub h: String,
+    /// The functions the header declares, in order: what bindings for another language
+    /// (adjc-build's Rust bindings) need besides the IR.
+    pub prototypes: Vec<Prototype>,
+}
+
+/// One function of the header: its C name, its parameters in order, and the comment above
+/// it (without the comment markers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prototype {
+    pub name: String,
+    pub params: Vec<PrototypeParam>,
+    pub doc: Vec<String>,
+}
+
+/// A parameter of a [`Prototype`]: its C name and C type (`int64_t`, `double`, `double *`,
+/// `const float *`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrototypeParam {
+    pub name: String,
+    pub c_type: String,
 }
 
 /// Writes `functions` (all from `module`) as one C source file and its header.
@@ -111,7 +131,8 @@ pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> R
         any
     });
     let (c, h) = templates::render(&banner, &opts.stem, &guard, &renames, &views, uses_blas)?;
-    Ok(CFiles { c: wrap::wrap_c(&c), h: wrap::wrap_c(&h) })
+    let prototypes = views.iter().map(|v| v.prototype.clone()).collect();
+    Ok(CFiles { c: wrap::wrap_c(&c), h: wrap::wrap_c(&h), prototypes })
 }
 
 /// The C identifier of every variable of `f` (index = `VarId`), after renaming collisions
