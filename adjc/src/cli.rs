@@ -35,6 +35,28 @@ pub enum Command {
     Config(ConfigArgs),
     /// Print `adjc.mk`, a GNU make fragment with rules from `.py`/`.f90` sources to C.
     Makefile,
+    /// Transpile and compile the C into a shared library `lib<stem>_adjc.so`; with
+    /// `--python`, also write `<stem>_adjc.py`, a NumPy module that calls it.
+    Build(BuildArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Also write `<stem>_adjc.py` (ctypes and NumPy only): the functions with array
+    /// checks, `value_and_grad` and `grad`.
+    #[arg(long)]
+    pub python: bool,
+    /// Which BLAS the matrix products call.
+    #[arg(long, value_enum, default_value_t = BlasArg::None)]
+    pub blas: BlasArg,
+    /// Build without OpenMP (default: with `-fopenmp`).
+    #[arg(long)]
+    pub no_openmp: bool,
+    /// Optimisation flags of the C compiler (the library is built for this machine).
+    #[arg(long, value_name = "FLAGS", default_value = "-O3 -march=native", allow_hyphen_values = true)]
+    pub opt: String,
 }
 
 #[derive(Args, Debug, Clone)]

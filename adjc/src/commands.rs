@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use adjc::buildflags::{Blas, BuildConfig};
 
 use crate::cli::{
-    self, BlasArg, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs, TranspileCommand,
+    self, BlasArg, BuildArgs, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs, TranspileCommand,
 };
 use crate::cli_error::{CliError, CliResult};
 use crate::harness::parse_sizes;
@@ -113,6 +113,63 @@ fn depfile_path(cmd: &TranspileCommand, stem: &str) -> Option<PathBuf> {
     }
 }
 
+/// `adjc build`: the C files, the shared library `lib<stem>_adjc.so` built by `$CC` (else
+/// `cc`) with `adjc config`'s flags, and with `--python` the module `<stem>_adjc.py`.
+pub fn run_build(args: &BuildArgs) -> CliResult<()> {
+    let out_dir = &args.transpile.out_dir;
+    if args.transpile.emit == EmitKind::Ir {
+        return Err(CliError::Usage("adjc build writes C and a library: --emit ir goes with adjc transpile".into()));
+    }
+    let t = transpile(&args.transpile)?;
+    // Everything that can fail before the compiler runs: no partial output.
+    let module = if args.python { Some(t.python_module()?) } else { None };
+    for (path, w) in t.write_files_noting(out_dir)? {
+        say_written(&path, w);
+    }
+    let config = BuildConfig {
+        blas: blas(args.blas),
+        openmp: !args.no_openmp,
+        runtime_dir: None,
+        mkl_root: std::env::var("MKLROOT").ok().filter(|r| !r.is_empty()),
+    };
+    let suffix = if cfg!(target_os = "macos") { "dylib" } else { "so" };
+    let library = out_dir.join(format!("lib{}_adjc.{suffix}", t.stem));
+    let cc = std::env::var("CC").ok().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| "cc".into());
+    let mut command = std::process::Command::new(&cc);
+    command
+        .args(config.cflags())
+        .args(args.opt.split_whitespace())
+        .args(["-fPIC", "-shared", "-o"])
+        .arg(&library)
+        .arg(out_dir.join(format!("{}.c", t.stem)))
+        .args(config.libs());
+    let output =
+        command.output().map_err(|e| CliError::Usage(format!("cannot run the C compiler `{cc}` ($CC): {e}")))?;
+    if !output.status.success() {
+        return Err(CliError::Usage(format!(
+            "the C compiler failed on {}:\n{}",
+            out_dir.join(format!("{}.c", t.stem)).display(),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    println!("built {}", library.display());
+    if let Some(text) = module {
+        let path = out_dir.join(format!("{}_adjc.py", t.stem));
+        let written = adjc::write::write_if_changed(&path, text.as_bytes())
+            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+        say_written(&path, written);
+    }
+    Ok(())
+}
+
+fn blas(arg: BlasArg) -> Blas {
+    match arg {
+        BlasArg::None => Blas::None,
+        BlasArg::Cblas => Blas::Cblas,
+        BlasArg::Mkl => Blas::Mkl,
+    }
+}
+
 /// `adjc runtime -o DIR`: the runtime headers and `adjc.pc`.
 pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
     for (path, w) in adjc::write_runtime(&args.out_dir)? {
@@ -124,11 +181,7 @@ pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
 /// `adjc config --cflags|--libs ...`.
 pub fn run_config(args: &ConfigArgs) -> CliResult<()> {
     let config = BuildConfig {
-        blas: match args.blas {
-            BlasArg::None => Blas::None,
-            BlasArg::Cblas => Blas::Cblas,
-            BlasArg::Mkl => Blas::Mkl,
-        },
+        blas: blas(args.blas),
         openmp: args.openmp,
         runtime_dir: args.runtime_dir.as_ref().map(|d| d.display().to_string()),
         mkl_root: std::env::var("MKLROOT").ok().filter(|r| !r.is_empty()),

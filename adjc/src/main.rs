@@ -68,6 +68,7 @@ fn run(args: &cli::Cli) -> ExitCode {
         cli::Command::Bench(b) => bench::run_bench(b),
         cli::Command::Plan(p) => commands::run_plan(p),
         cli::Command::Runtime(r) => commands::run_runtime(r),
+        cli::Command::Build(b) => commands::run_build(b),
         cli::Command::Config(c) => commands::run_config(c),
         cli::Command::Makefile => commands::run_makefile(),
     };

@@ -167,6 +167,25 @@ impl Transpiled {
     }
 }
 
+impl Transpiled {
+    /// `<stem>_adjc.py`: a Python module (ctypes and NumPy) calling both functions from
+    /// `lib<stem>_adjc.so` next to it (see `adjc build --python`).
+    pub fn python_module(&self) -> Result<String, Error> {
+        let names: Vec<String> = self.files.prototypes.iter().map(|p| p.name.clone()).collect();
+        let banner = header_comment(&self.module.file, self.command_line.as_deref());
+        adjc_emit::emit_python_module(&[self.primal(), &self.adjoint.function], &names, &self.stem, &banner)
+            .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag))
+    }
+
+    /// Writes [`Transpiled::python_module`] into `dir`, saying whether the file was written.
+    pub fn write_python_module(&self, dir: &Path) -> Result<(PathBuf, Written), Error> {
+        let text = self.python_module()?;
+        let path = dir.join(format!("{}_adjc.py", self.stem));
+        let written = write_file(&path, &text)?;
+        Ok((path, written))
+    }
+}
+
 /// Writes `text` to `path` if it changed, atomically ([`crate::write::write_if_changed`]).
 pub(crate) fn write_file(path: &Path, text: &str) -> Result<Written, Error> {
     crate::write::write_if_changed(path, text.as_bytes())

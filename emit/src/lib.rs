@@ -21,6 +21,7 @@ mod function;
 mod layout;
 pub mod names;
 mod omp;
+mod python_module;
 mod reserved;
 mod sizes;
 mod slabs;
@@ -30,6 +31,7 @@ pub mod wrap;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
+pub use python_module::emit_python_module;
 pub use templates::render_template;
 
 use adjc_ir::{Diagnostic, Function, Module};
