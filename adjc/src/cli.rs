@@ -38,6 +38,20 @@ pub enum Command {
     /// Transpile and compile the C into a shared library `lib<stem>_adjc.so`; with
     /// `--python`, also write `<stem>_adjc.py`, a NumPy module that calls it.
     Build(BuildArgs),
+    /// Write a self-contained HTML review page: the source, the forward C and the adjoint C
+    /// side by side with each C line linked to its source line, what the adjoint stores, the
+    /// memory over the two sweeps and (with `--check`) the check's evidence. `-o PAGE.html`,
+    /// or `-o DIR` for `DIR/<stem>.review.html`.
+    Review(ReviewArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Also run `adjc check` with these flags (needs `--sizes`) and put its output on the page.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Args, Debug, Clone)]

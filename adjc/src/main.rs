@@ -27,6 +27,7 @@ mod cli;
 mod cli_error;
 mod commands;
 mod harness;
+mod review;
 mod templates;
 
 use std::process::ExitCode;
@@ -69,6 +70,7 @@ fn run(args: &cli::Cli) -> ExitCode {
         cli::Command::Plan(p) => commands::run_plan(p),
         cli::Command::Runtime(r) => commands::run_runtime(r),
         cli::Command::Build(b) => commands::run_build(b),
+        cli::Command::Review(r) => review::run_review(r),
         cli::Command::Config(c) => commands::run_config(c),
         cli::Command::Makefile => commands::run_makefile(),
     };

@@ -17,6 +17,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("header.h.j2", include_str!("../../templates/header.h.j2")),
     ("fortran_interface.f90.j2", include_str!("../../templates/fortran_interface.f90.j2")),
     ("python_module.py.j2", include_str!("../../templates/python_module.py.j2")),
+    ("review.html.j2", include_str!("../../templates/review.html.j2")),
     // The harness files `adjc check` and `adjc bench` write (rendered by the command line).
     ("driver_calls.c.j2", include_str!("../../templates/driver_calls.c.j2")),
     ("check_driver.c.j2", include_str!("../../templates/check_driver.c.j2")),
