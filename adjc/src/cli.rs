@@ -43,6 +43,15 @@ pub enum Command {
     /// memory over the two sweeps and (with `--check`) the check's evidence. `-o PAGE.html`,
     /// or `-o DIR` for `DIR/<stem>.review.html`.
     Review(ReviewArgs),
+    /// List the generated files of DIR whose inputs (source, modules, includes) changed
+    /// since they were generated (the hashes in their header); exit 1 when there is one.
+    CheckStale(CheckStaleArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckStaleArgs {
+    /// The directory of generated files.
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -52,6 +61,10 @@ pub struct ReviewArgs {
     /// Also run `adjc check` with these flags (needs `--sizes`) and put its output on the page.
     #[arg(long)]
     pub check: bool,
+    /// Compare with the reviewed C in this directory (`<stem>.c`): mark the source lines
+    /// whose generated C (forward or adjoint) changed, so a re-review covers only them.
+    #[arg(long, value_name = "OLD_DIR")]
+    pub diff: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

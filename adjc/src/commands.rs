@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use adjc::buildflags::{Blas, BuildConfig};
 
 use crate::cli::{
-    self, BlasArg, BuildArgs, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs, TranspileCommand,
+    self, BlasArg, BuildArgs, CheckStaleArgs, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs,
+    TranspileCommand,
 };
 use crate::cli_error::{CliError, CliResult};
 use crate::harness::parse_sizes;
@@ -167,6 +168,26 @@ fn blas(arg: BlasArg) -> Blas {
         BlasArg::None => Blas::None,
         BlasArg::Cblas => Blas::Cblas,
         BlasArg::Mkl => Blas::Mkl,
+    }
+}
+
+/// `adjc check-stale DIR`: one line per stale generated file and input; fails when any.
+pub fn run_check_stale(args: &CheckStaleArgs) -> CliResult<()> {
+    let base = std::env::current_dir().map_err(|e| CliError::Io(format!("no current directory: {e}")))?;
+    let (checked, stale) = adjc::stale::check_dir(&args.dir, &base)
+        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", args.dir.display())))?;
+    for s in &stale {
+        println!("stale: {} ({} {})", s.file.display(), s.input, s.why);
+    }
+    if stale.is_empty() {
+        println!("up to date: {checked} generated files in {}", args.dir.display());
+        Ok(())
+    } else {
+        Err(CliError::CheckFailed(format!("{} generated files are stale", {
+            let mut files: Vec<_> = stale.iter().map(|s| &s.file).collect();
+            files.dedup();
+            files.len()
+        })))
     }
 }
 

@@ -50,6 +50,7 @@ mod options;
 mod output;
 pub mod pipeline;
 mod report;
+pub mod stale;
 pub mod write;
 
 pub use cpp::SystemCpp;

@@ -71,6 +71,7 @@ fn run(args: &cli::Cli) -> ExitCode {
         cli::Command::Runtime(r) => commands::run_runtime(r),
         cli::Command::Build(b) => commands::run_build(b),
         cli::Command::Review(r) => review::run_review(r),
+        cli::Command::CheckStale(c) => commands::run_check_stale(c),
         cli::Command::Config(c) => commands::run_config(c),
         cli::Command::Makefile => commands::run_makefile(),
     };

@@ -43,6 +43,9 @@ pub struct Transpiled {
     /// Every file read: `sources`, then the files the C preprocessor included and the
     /// Fortran `include` files; what [`Transpiled::depfile`] lists.
     pub dependencies: Vec<PathBuf>,
+    /// `(sha256 in hex, path)` of every file read (of the source text given in memory),
+    /// recorded in the generated files' header comment for `adjc check-stale`.
+    pub input_hashes: Vec<(String, String)>,
     /// The memory plan applied to the adjoint ([`crate::MemoryOptions`]).
     pub memory: Option<MemoryPlan>,
     /// The command line quoted in the header comments.
@@ -146,7 +149,7 @@ impl Transpiled {
     pub fn fortran_interface(&self) -> Result<String, Error> {
         let emit_opts = EmitOptions {
             stem: self.stem.clone(),
-            header_comment: header_comment(&self.module.file, self.command_line.as_deref()),
+            header_comment: header_comment(&self.module.file, self.command_line.as_deref(), &self.input_hashes),
             ..Default::default()
         };
         adjc_emit::emit_fortran_interface(&[self.primal(), &self.adjoint.function], &emit_opts)
@@ -172,7 +175,7 @@ impl Transpiled {
     /// `lib<stem>_adjc.so` next to it (see `adjc build --python`).
     pub fn python_module(&self) -> Result<String, Error> {
         let names: Vec<String> = self.files.prototypes.iter().map(|p| p.name.clone()).collect();
-        let banner = header_comment(&self.module.file, self.command_line.as_deref());
+        let banner = header_comment(&self.module.file, self.command_line.as_deref(), &self.input_hashes);
         adjc_emit::emit_python_module(&[self.primal(), &self.adjoint.function], &names, &self.stem, &banner)
             .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag))
     }
@@ -192,9 +195,14 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<Written, Error> {
         .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
 }
 
-/// The header comment of the generated files.
-pub(crate) fn header_comment(file: &str, command_line: Option<&str>) -> Vec<String> {
+/// The header comment of the generated files: adjc's version, the source, the command, and
+/// the SHA-256 of every input in `sha256sum`'s format (read by `adjc check-stale`).
+pub(crate) fn header_comment(file: &str, command_line: Option<&str>, inputs: &[(String, String)]) -> Vec<String> {
     let mut lines = vec![format!("adjc {}", env!("CARGO_PKG_VERSION")), format!("source: {file}")];
     lines.extend(command_line.map(|c| format!("command: {c}")));
+    if !inputs.is_empty() {
+        lines.push(crate::stale::INPUTS_HEADING.to_string());
+        lines.extend(inputs.iter().map(|(hash, path)| format!("  {hash}  {path}")));
+    }
     lines
 }

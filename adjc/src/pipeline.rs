@@ -105,9 +105,10 @@ impl Pipeline {
         }
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
-        let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;
+        let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);
+        let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src, &input_hashes)?;
         let command_line = self.options.command_line.clone();
-        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line })
+        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line, input_hashes })
     }
 
     /// Stage 1: the entry function as IR (validated), the source files given or found for
@@ -261,10 +262,11 @@ impl Pipeline {
         memory: Option<&MemoryPlan>,
         stem: &str,
         src: &Source,
+        input_hashes: &[(String, String)],
     ) -> Result<adjc_emit::CFiles, Error> {
         let emit_opts = EmitOptions {
             stem: stem.to_string(),
-            header_comment: header_comment(&src.file, self.options.command_line.as_deref()),
+            header_comment: header_comment(&src.file, self.options.command_line.as_deref(), input_hashes),
             size_guards: memory.iter().map(|m| m.size_guard(&adjoint.function.name)).collect(),
         };
         adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)

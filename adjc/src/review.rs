@@ -38,7 +38,16 @@ pub fn run_review(args: &ReviewArgs) -> CliResult<()> {
     let source_path = &args.transpile.file;
     let source = std::fs::read_to_string(source_path)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", source_path.display())))?;
-    let html = page(&t, plan_source, source_path, &source, check.as_deref())?;
+    let old_c = match &args.diff {
+        Some(dir) => {
+            let path = dir.join(format!("{}.c", t.stem));
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| CliError::Io(format!("--diff: cannot read the reviewed {}: {e}", path.display())))?;
+            Some((path, text))
+        }
+        None => None,
+    };
+    let html = page(&t, plan_source, source_path, &source, check.as_deref(), old_c.as_ref())?;
     let out = output_path(&args.transpile.out_dir, &t.stem);
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| CliError::Io(format!("cannot create {}: {e}", dir.display())))?;
@@ -146,8 +155,41 @@ fn link_lines(c: &str, file_name: &str) -> Vec<CLine> {
 }
 
 fn column(class: &str, id: &str, title: &str, lines: &[CLine]) -> Value {
-    let lines: Vec<Value> = lines.iter().map(|l| context! { text => l.text.clone(), src => l.src }).collect();
+    column_marked(class, id, title, lines, None)
+}
+
+/// A column whose lines numbered in `changed` (1-based) are marked as changed.
+fn column_marked(class: &str, id: &str, title: &str, lines: &[CLine], changed: Option<&[u32]>) -> Value {
+    let lines: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let mark = changed.is_some_and(|c| c.contains(&(k as u32 + 1)));
+            context! { text => l.text.clone(), src => l.src, changed => mark }
+        })
+        .collect();
     context! { class => class, id => id, title => title, lines => lines }
+}
+
+/// The source lines whose generated C lines (their text, in order, in either function)
+/// differ between `old` (the whole reviewed `.c`) and the new forward and adjoint.
+fn changed_lines(old: &[CLine], forward: &[CLine], adjoint: &[CLine]) -> Vec<u32> {
+    let group = |lines: &mut dyn Iterator<Item = &CLine>| {
+        let mut by_line: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        for l in lines {
+            if let Some(n) = l.src {
+                by_line.entry(n).or_default().push(l.text.trim().to_string());
+            }
+        }
+        by_line
+    };
+    let before = group(&mut old.iter());
+    let after = group(&mut forward.iter().chain(adjoint));
+    let mut lines: Vec<u32> = before.keys().chain(after.keys()).copied().collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines.retain(|n| before.get(n) != after.get(n));
+    lines
 }
 
 /// The page of `t`, with the memory plan of `planned` (`t` itself, or `t` planned store-all).
@@ -157,6 +199,7 @@ fn page(
     source_path: &Path,
     source: &str,
     check: Option<&str>,
+    old_c: Option<&(PathBuf, String)>,
 ) -> CliResult<String> {
     let file_name = Path::new(&t.module.file).file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let c = t.c();
@@ -182,6 +225,9 @@ fn page(
         Some((n, (f, a))) => context! { line => n, fwd => f, adj => a },
         None => context! { line => 0, fwd => 0, adj => 0 },
     };
+    // Source lines whose C differs from the reviewed version's (in either function).
+    let changed: Option<Vec<u32>> =
+        old_c.map(|(_, old)| changed_lines(&link_lines(old, &file_name), &forward, &adjoint));
     let src_lines: Vec<CLine> = source
         .lines()
         .enumerate()
@@ -191,7 +237,7 @@ fn page(
         })
         .collect();
     let columns = vec![
-        column("src", "src", &format!("Source: {}", source_path.display()), &src_lines),
+        column_marked("src", "src", &format!("Source: {}", source_path.display()), &src_lines, changed.as_deref()),
         column("c", "fwd", &format!("Forward C: {}", t.primal().name), &forward),
         column("c", "adj", &format!("Adjoint C: {}", t.adjoint.function.name), &adjoint),
     ];
@@ -205,6 +251,10 @@ fn page(
         tape_report => t.tape_report(),
         check => check,
         selftest => selftest,
+        diff => old_c.map(|(path, _)| context! {
+            old => path.display().to_string(),
+            lines => changed.clone().unwrap_or_default(),
+        }),
     };
     crate::templates::render("review.html.j2", ctx)
 }

@@ -98,3 +98,31 @@ fn review_without_sizes_still_links_lines() {
     assert!(html.contains("data-src=\"") && html.contains("give <code>--sizes</code>"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn review_diff_marks_the_source_lines_whose_c_changed() {
+    let dir = scratch("review-diff");
+    let src = dir.join("jacobi_1d.py");
+    std::fs::copy(root().join("examples/python/jacobi_1d.py"), &src).unwrap();
+    let old = dir.join("reviewed");
+    let out = adjc(&["transpile", src.to_str().unwrap(), "-o", old.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    // Unchanged: nothing to re-review.
+    let page = dir.join("page.html");
+    let review = |page: &Path| {
+        let out =
+            adjc(&["review", src.to_str().unwrap(), "--diff", old.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out));
+        std::fs::read_to_string(page).unwrap()
+    };
+    assert!(review(&page).contains("no source line's generated C changed"));
+    // One statement's coefficient changes (source line 8): its C lines, and no others but
+    // those of the loops around it, are marked.
+    let edited = std::fs::read_to_string(&src).unwrap().replacen("A[1:-1] = 0.33333", "A[1:-1] = 0.25", 1);
+    std::fs::write(&src, edited).unwrap();
+    let html = review(&page);
+    assert!(html.contains("data-goto=\"8\">8</a>"), "line 8 not marked");
+    assert!(!html.contains("data-goto=\"7\">7</a>"), "line 7 marked though its C did not change");
+    assert!(html.contains("id=\"src-8\" data-src=\"8\"") && html.contains("linked changed\" id=\"src-8\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
