@@ -149,7 +149,7 @@ impl Transpiled {
     pub fn fortran_interface(&self) -> Result<String, Error> {
         let emit_opts = EmitOptions {
             stem: self.stem.clone(),
-            header_comment: header_comment(&self.module.file, self.command_line.as_deref(), &self.input_hashes),
+            header_comment: header_comment(&self.module.file, self.command_line.as_deref()),
             ..Default::default()
         };
         adjc_emit::emit_fortran_interface(&[self.primal(), &self.adjoint.function], &emit_opts)
@@ -175,7 +175,8 @@ impl Transpiled {
     /// `lib<stem>_adjc.so` next to it (see `adjc build --python`).
     pub fn python_module(&self) -> Result<String, Error> {
         let names: Vec<String> = self.files.prototypes.iter().map(|p| p.name.clone()).collect();
-        let banner = header_comment(&self.module.file, self.command_line.as_deref(), &self.input_hashes);
+        let mut banner = header_comment(&self.module.file, self.command_line.as_deref());
+        banner.extend(inputs_comment(&self.input_hashes));
         adjc_emit::emit_python_module(&[self.primal(), &self.adjoint.function], &names, &self.stem, &banner)
             .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag))
     }
@@ -195,14 +196,21 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<Written, Error> {
         .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
 }
 
-/// The header comment of the generated files: adjc's version, the source, the command, and
-/// the SHA-256 of every input in `sha256sum`'s format (read by `adjc check-stale`).
-pub(crate) fn header_comment(file: &str, command_line: Option<&str>, inputs: &[(String, String)]) -> Vec<String> {
+/// The header comment of the generated files: adjc's version, the source, the command.
+pub(crate) fn header_comment(file: &str, command_line: Option<&str>) -> Vec<String> {
     let mut lines = vec![format!("adjc {}", env!("CARGO_PKG_VERSION")), format!("source: {file}")];
     lines.extend(command_line.map(|c| format!("command: {c}")));
-    if !inputs.is_empty() {
-        lines.push(crate::stale::INPUTS_HEADING.to_string());
-        lines.extend(inputs.iter().map(|(hash, path)| format!("  {hash}  {path}")));
+    lines
+}
+
+/// The SHA-256 of every input in `sha256sum`'s format (read by `adjc check-stale`): in the
+/// implementation files only (`.c`, the Python module), so that interfaces (`.h`, the
+/// Fortran module) keep their time when an edit changes no declaration.
+pub(crate) fn inputs_comment(inputs: &[(String, String)]) -> Vec<String> {
+    if inputs.is_empty() {
+        return Vec::new();
     }
+    let mut lines = vec![crate::stale::INPUTS_HEADING.to_string()];
+    lines.extend(inputs.iter().map(|(hash, path)| format!("  {hash}  {path}")));
     lines
 }

@@ -32,7 +32,7 @@ use crate::cpp::SystemCpp;
 use crate::error::{Error, Located, Stage};
 use crate::memory::{plan_memory, MemoryPlan, Planning};
 use crate::options::{Input, Language, Options};
-use crate::output::{header_comment, Transpiled};
+use crate::output::{header_comment, inputs_comment, Transpiled};
 
 /// One transpilation: [`Options`] and the C preprocessor to run on Fortran sources.
 pub struct Pipeline {
@@ -266,7 +266,8 @@ impl Pipeline {
     ) -> Result<adjc_emit::CFiles, Error> {
         let emit_opts = EmitOptions {
             stem: stem.to_string(),
-            header_comment: header_comment(&src.file, self.options.command_line.as_deref(), input_hashes),
+            header_comment: header_comment(&src.file, self.options.command_line.as_deref()),
+            source_comment: inputs_comment(input_hashes),
             size_guards: memory.iter().map(|m| m.size_guard(&adjoint.function.name)).collect(),
         };
         adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)
