@@ -1,12 +1,13 @@
 //! Which generated files are out of date with their inputs (`adjc check-stale DIR`).
 //!
 //! Every generated `.c` (and Python module) lists in its first comment the SHA-256 of each
-//! file adjc read to make it (the source, modules found by `use`, `include` and `#include` files), as `sha256sum`
-//! prints them (hash, two spaces, path; a long path continues on the next comment line, as
-//! the C is wrapped at 100 columns) under [`INPUTS_HEADING`]. A reviewed adjoint stays valid while those inputs do:
-//! [`check_dir`] reads the list back from every generated file of a directory and reports
-//! the files whose inputs changed or disappeared. Paths are as adjc was given them
-//! (relative to the directory it ran in), as in the dependency files.
+//! file adjc read to make it (the source, modules found by `use`, `include` and `#include`
+//! files), as `sha256sum` prints them (hash, two spaces, path; a long path continues on the
+//! next comment line, as the C is wrapped at 100 columns) under [`INPUTS_HEADING`]. A
+//! reviewed adjoint stays valid while those inputs do: [`check_dir`] reads the list back
+//! from every generated file of a directory and reports the files whose inputs changed or
+//! disappeared. Paths are as adjc was given them (relative to the directory it ran in), as
+//! in the dependency files.
 
 use std::path::{Path, PathBuf};
 
