@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use adjc_autodiff::Adjoint;
 use adjc_emit::{CFiles, EmitOptions};
+pub use adjc_frontend::fortran::derived::Bindings as FortranBindings;
 use adjc_ir::Module;
 
 use crate::error::{Error, Stage};
@@ -47,6 +48,9 @@ pub struct Transpiled {
     pub memory: Option<MemoryPlan>,
     /// The command line quoted in the header comments.
     pub command_line: Option<String>,
+    /// Fortran: how the routine's original dummy arguments reach the C parameters (a
+    /// derived-type dummy is several); `None` for Python.
+    pub fortran_bindings: Option<FortranBindings>,
 }
 
 impl Transpiled {

@@ -244,7 +244,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             | AKind::Keyword { .. }
             | AKind::Component { .. }
             | AKind::ArrayConstructor(_)
-            | AKind::ImpliedDo => Err(self.err(n, format!("this expression is not supported (`{}`)", n.what()))),
+            | AKind::ImpliedDo(_) => Err(self.err(n, format!("this expression is not supported (`{}`)", n.what()))),
             AKind::Unsupported(d) => Err(d.clone()),
         }
     }
@@ -517,7 +517,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return Ok(None);
                 }
                 match name.as_str() {
-                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" => Ok(None),
+                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" | "lbound" | "ubound" => Ok(None),
                     "matmul" => {
                         let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Ok(None) };
                         let sa = self.shape_of(a)?.unwrap_or_default();

@@ -132,10 +132,14 @@ impl<'s, 't> Lowerer<'s, 't> {
     pub fn err(&self, n: impl At, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(n.at(), msg)
     }
-    /// The source text of `n`.
-    pub fn text(&self, n: impl At) -> &'s str {
+    /// The source text of `n` (a name node: its name, which a node made by `derived`
+    /// does not spell in the source).
+    pub fn text(&self, n: impl At) -> std::borrow::Cow<'s, str> {
+        if let Some(name) = n.name() {
+            return std::borrow::Cow::Owned(name.to_string());
+        }
         let s = n.at();
-        self.src.get(s.start as usize..s.end as usize).unwrap_or("")
+        std::borrow::Cow::Borrowed(self.src.get(s.start as usize..s.end as usize).unwrap_or(""))
     }
     pub fn sp(&self, n: impl At) -> Span {
         n.at()
@@ -468,7 +472,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help(help));
                     }
                     if let Some(bad) =
-                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo | AKind::ArrayConstructor(_)))
+                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo(_) | AKind::ArrayConstructor(_)))
                     {
                         return Err(self
                             .err(bad, "this array constructor item is not supported in an initialiser")
