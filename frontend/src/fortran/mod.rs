@@ -42,6 +42,7 @@
 
 pub mod ast;
 mod blas;
+mod constructor;
 mod decl;
 pub mod derived;
 mod expr;

@@ -30,12 +30,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         match &n.kind {
             S::Assign { lhs, rhs } => {
-                if self.product_assign(lhs, rhs)? {
-                    return Ok(());
-                }
                 // Work values of this statement only: an inlined routine lowers the same
                 // expressions again at its next call.
                 let before = self.hoisted.clone();
+                self.hoist_constructors(rhs)?;
+                if self.product_assign(lhs, rhs)? {
+                    self.hoisted = before;
+                    return Ok(());
+                }
                 self.hoist_array_calls(rhs)?;
                 self.hoist_products(rhs)?;
                 let r = self.assign(lhs, rhs, None);
