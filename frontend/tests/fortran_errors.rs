@@ -56,7 +56,7 @@ fn io_derived_types_and_calls() {
     expect_help(&sub("  write(*,*) x(1)\n"), "input/output statements are not supported", 6, 3);
     expect_help(&sub("  read(5,*) y\n"), "input/output statements are not supported", 6, 3);
     let ty = "subroutine k(p)\n  type(point) :: p\nend subroutine\n";
-    expect_help(ty, "derived types are not supported", 2, 3);
+    expect_help(ty, "the type `point` is not defined in the files given", 2, 18);
     expect_help(&sub("  call helper(y)\n"), "`call helper` is not supported", 6, 3);
     expect_help(&sub("  y = foo(y)\n"), "unknown function or array `foo`", 6, 7);
 }
@@ -314,4 +314,49 @@ fn f77_declaration_statements() {
     expect_help(&sub("  dimension x(n)\n  y = x(1)\n"), "`x` is given a shape twice", 6, 13);
     expect_help(&sub("  y = x(1)\n  parameter (z = 2.0d0)\n"), "a `parameter` statement after an executable", 7, 3);
     expect_help(&sub("  y = x(1)\n  dimension z(3)\n"), "a declaration after an executable statement", 7, 3);
+}
+
+/// A module defining `field` (lines 1-6), then `body` as the routine `k` (line 7 on).
+fn with_field(body: &str) -> String {
+    format!(
+        "module fields\n  type :: field\n    integer :: n\n    real(8), allocatable :: v(:)\n    real(8) :: w(3)\n  end type\nend module\n{body}"
+    )
+}
+
+#[test]
+fn derived_types_that_stay_refused() {
+    let class = with_field("subroutine k(f)\n  use fields\n  class(field) :: f\n  f%w(1) = 1\nend subroutine\n");
+    expect_help(&class, "polymorphic `class(...)` declarations are not supported", 10, 3);
+    let alloc = with_field(
+        "subroutine k(f)\n  use fields\n  type(field), allocatable :: f(:)\n  f(1)%w(1) = 1\nend subroutine\n",
+    );
+    expect_help(&alloc, "allocatable or pointer variables of derived type are not supported", 10, 16);
+    let no_comp = with_field("subroutine k(f)\n  use fields\n  type(field) :: f\n  f%q = 1\nend subroutine\n");
+    expect_help(&no_comp, "the type `field` has no component `q`", 11, 3);
+    let value =
+        with_field("subroutine k(f, y)\n  use fields\n  type(field) :: f\n  real(8) :: y\n  y = f\nend subroutine\n");
+    expect_help(&value, "the derived-type value `f` is not supported here", 12, 7);
+    let mixed = with_field(
+        "subroutine k(f, y)\n  use fields\n  type(field) :: f\n  real(8) :: y\n  y = 2 * f%w\nend subroutine\n",
+    );
+    expect_help(&mixed, "an array value is assigned to a scalar", 12, 7);
+    let array_alloc =
+        with_field("subroutine k(f)\n  use fields\n  type(field) :: f(4)\n  f(1)%v(1) = 1\nend subroutine\n");
+    expect_help(&array_alloc, "the allocatable component `v` of an array of derived types is not supported", 4, 29);
+    let clash = with_field(
+        "subroutine k(f, f_w)\n  use fields\n  type(field) :: f\n  real(8) :: f_w(3)\n  f%w = f_w\nend subroutine\n",
+    );
+    expect_help(&clash, "the component variable `f_w` of `f` clashes with another name", 10, 18);
+}
+
+#[test]
+fn array_constructors_that_stay_refused() {
+    let arrays = sub("  y = sum([x, x])\n");
+    expect_help(&arrays, "array-valued items in an array constructor are not supported yet", 6, 12);
+    let step = sub("  y = sum([(x(i), i = 1, n, 2)])\n");
+    expect_help(&step, "implied do loops with a step other than 1 are not supported", 6, 29);
+    let local_bound = "subroutine k(x, y)\n  real(8) :: x(4), y\n  integer :: i, m\n  m = 2\n  y = sum([(x(i), i = 1, m)])\nend subroutine\n";
+    expect_help(local_bound, "is not known on entry", 5, 11);
+    let in_cond = sub("  if (sum([y, 1d0]) > 0) y = 1\n");
+    expect_help(&in_cond, "array constructors are supported in the right-hand side of assignments", 6, 11);
 }

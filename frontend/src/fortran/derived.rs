@@ -229,9 +229,6 @@ pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<Stri
     }
     let mut pass =
         Pass { types, used, ids: Ids(max_id.max(1 << 30)), bindings: BTreeMap::new(), errors: BTreeMap::new() };
-    if pass.types.is_empty() {
-        return (pass.bindings, pass.errors);
-    }
     // Types assigned or passed whole keep all their components.
     let whole: Vec<String> = pass.whole_types(file);
     for t in whole {
