@@ -17,6 +17,7 @@ mod cstmt;
 mod ctx;
 mod doc;
 mod fortran_iface;
+mod fortran_wrap;
 mod function;
 mod layout;
 pub mod names;
@@ -30,6 +31,7 @@ pub mod wrap;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
+pub use fortran_wrap::{emit_fortran_wrappers, WrapDummy, WrapPart, WrapSpec};
 pub use templates::render_template;
 
 use adjc_ir::{Diagnostic, Function, Module};

@@ -903,7 +903,7 @@ impl Pass {
                     for lv in l.levels.iter().rev().flatten() {
                         dims.extend(lv.dims.iter().map(|d| self.copy_dim(d)));
                     }
-                    let shape = (!dims.is_empty()).then(|| Shape { span: v.span, dims });
+                    let shape = (!dims.is_empty()).then_some(Shape { span: v.span, dims });
                     out.push(Decl {
                         span,
                         parts,
