@@ -150,7 +150,7 @@ fn calls_that_cannot_be_inlined() {
     let rec = "subroutine k(x)\n  real(8) :: x\n  call k(x)\nend subroutine\n";
     expect(rec, "recursion is not supported", 3, 3);
     let count = "subroutine h(a, b)\n  real(8) :: a, b\n  a = b\nend subroutine\nsubroutine k(x)\n  real(8) :: x\n  call h(x)\nend subroutine\n";
-    expect(count, "`h` takes 2 argument(s), but 1 are given", 7, 3);
+    expect(count, "`h` takes 2 argument(s), but `b` is not given", 7, 3);
     let shape = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(0:m)\n  a(0) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n, x)\nend subroutine\n";
     expect_help(shape, "the array `x` has a different shape or lower bounds in `h`", 9, 13);
     let section = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(m)\n  a(1) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n - 1, x(2:n))\nend subroutine\n";
@@ -359,4 +359,23 @@ fn array_constructors_that_stay_refused() {
     expect_help(local_bound, "is not known on entry", 5, 11);
     let in_cond = sub("  if (sum([y, 1d0]) > 0) y = 1\n");
     expect_help(&in_cond, "array constructors are supported in the right-hand side of assignments", 6, 11);
+}
+
+/// `helper` with an optional `w` (lines 1-8), then `body` as the entry (line 9 on).
+fn with_optional(body: &str) -> String {
+    format!(
+        "module h\ncontains\n  subroutine helper(x, w)\n    real(8) :: x\n    real(8), optional :: w\n    \
+         x = x * w\n  end subroutine\nend module\n{body}"
+    )
+}
+
+#[test]
+fn optional_arguments_that_stay_refused() {
+    let absent = with_optional("subroutine k(x)\n  use h\n  real(8) :: x\n  call helper(x)\nend subroutine\n");
+    expect_help(&absent, "the optional argument `w` is absent in this call", 6, 13);
+    let missing = "module h\ncontains\n  subroutine helper(x, w)\n    real(8) :: x, w\n    x = x * w\n  \
+                   end subroutine\nend module\nsubroutine k(x)\n  use h\n  real(8) :: x\n  call helper(x)\nend subroutine\n";
+    expect_help(missing, "`helper` takes 2 argument(s), but `w` is not given", 11, 3);
+    let unknown = with_optional("subroutine k(x)\n  use h\n  real(8) :: x\n  call helper(x, v=x)\nend subroutine\n");
+    expect(&unknown, "`helper` has no argument `v`", 12, 18);
 }

@@ -25,15 +25,17 @@
 //!
 //! Where the constructs of issue 13 go (most are parsed already; lowering still rejects
 //! them with the diagnostics it always gave):
-//! - derived types: [`TypeSpec::Derived`] in declarations, [`SpecKind::TypeDef`] with the
-//!   component declarations, [`ExprKind::Component`] for `a%b`;
+//! - derived types: [`TypeSpec::Derived`] in declarations, [`SpecKind::TypeDef`] and
+//!   [`ModuleItem::TypeDef`] with the component declarations, [`ExprKind::Component`] for
+//!   `a%b` (all rewritten away by `derived` before lowering);
 //! - COMMON blocks: [`SpecKind::Common`] (block name and members);
 //! - `optional`: [`AttrKind::Optional`]; `present(x)` is an ordinary call;
 //! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`] (lowered by `returns`
 //!   outside loops), [`StmtKind::Goto`] (with its target label), [`StmtKind::Exit`],
 //!   [`StmtKind::Cycle`]; labels are [`StmtKind::Label`] statements;
 //! - `do while`: [`DoControl::While`] with its condition;
-//! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`];
+//! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`] (lowered
+//!   by `constructor`);
 //! - F77 `DATA`: [`SpecKind::Data`]; the F77 `PARAMETER (...)` statement:
 //!   [`SpecKind::Parameter`] in a procedure's specification part (lowered: it gives the
 //!   named variables their constant values), [`StmtKind::Parameter`] after the first

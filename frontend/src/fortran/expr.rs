@@ -140,6 +140,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         if let Some(b) = self.names.get(&key) {
             return Ok(b.clone());
         }
+        if self.absent.contains(&key) {
+            return Err(self
+                .err(n, format!("the optional argument `{}` is absent in this call", self.text(n)))
+                .with_help(format!("use `{0}` under `if (present({0}))`, or pass it", self.text(n))));
+        }
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
@@ -528,7 +533,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return Ok(None);
                 }
                 match name.as_str() {
-                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" | "lbound" | "ubound" => Ok(None),
+                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" | "lbound" | "ubound"
+                    | "present" => Ok(None),
                     "matmul" => {
                         let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Ok(None) };
                         let sa = self.shape_of(a)?.unwrap_or_default();

@@ -257,6 +257,21 @@ impl<'s, 't> Lowerer<'s, 't> {
                     _ => Err(self.err(n, "`transpose` is only supported inside a rank-2 array expression")),
                 }
             }
+            "present" => {
+                // Known at each call: the inlined callee is specialised to its call's arguments.
+                self.nargs(n, name, args, 1, 1)?;
+                let key = match &args[0].kind {
+                    AKind::Name(x) => x.to_ascii_lowercase(),
+                    _ => return Err(self.err(&args[0], "`present` takes the name of an optional argument")),
+                };
+                if self.absent.contains(&key) {
+                    return Ok(Expr::boolean(false));
+                }
+                match self.names.get(&key) {
+                    Some(_) => Ok(Expr::boolean(true)),
+                    None => Err(self.err(&args[0], format!("`{key}` is not an argument here"))),
+                }
+            }
             "lbound" | "ubound" => {
                 // The declared bounds of a whole array (`lbound(a, k)`): what a derived-type
                 // argument passes for the lower bounds of its allocatable components.

@@ -65,6 +65,9 @@ pub struct Lowerer<'s, 't> {
     /// the span of that initialiser, which is the span of the statements giving them that
     /// value), or declared `save` (with the span of the name, `true`).
     pub initialised: Vec<(VarId, Span, bool)>,
+    /// Optional dummies of the inlined callee that its call leaves out (lower case):
+    /// `present(x)` is false, any other use an error.
+    pub absent: BTreeSet<String>,
 }
 
 /// The header and specification part of a procedure.
@@ -122,6 +125,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         deferred: BTreeMap::new(),
         left_out: Vec::new(),
         initialised: Vec::new(),
+        absent: BTreeSet::new(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;
@@ -371,7 +375,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
                     .with_help("assign it in the body"));
             }
-            if sym.parameter || self.names.contains_key(key) {
+            if sym.parameter || self.names.contains_key(key) || self.absent.contains(key) {
                 continue;
             }
             let elem = self.scalar_type(sym)?;

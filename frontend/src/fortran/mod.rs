@@ -3,7 +3,8 @@
 //! fixed form converted by `fixed`, every line keeping its file and line) →
 //! tree-sitter-fortran parse and syntax errors (`syntax`) → an owned, spanned syntax tree
 //! (`parse` builds the `ast` once; no other module knows tree-sitter's node kinds) →
-//! program units (`scan`) → declarations (`decl`) → one IR function for the entry
+//! derived types lowered to their components (`derived`, a rewrite of the tree) → program
+//! units (`scan`) → declarations (`decl`) → one IR function for the entry
 //! procedure (`lower` signature and variables, `stmt` statements, `expr` expressions and
 //! array sections, `intrinsics` elemental and array intrinsics, `blas` `matmul`/
 //! `dot_product` as library calls, `inline` calls of procedures of the same files, which
@@ -26,7 +27,9 @@
 //! constant step (labelled `do 10 ... 10 continue` too); `do concurrent`; `if` /
 //! `else if` / `else`; `select case`; `where` / `elsewhere`; calls of subroutines and
 //! functions of the same file (inlined; scalar functions also element by element inside
-//! array expressions, array-valued functions into a work array). Timers and profiling
+//! array expressions, array-valued functions into a work array); array constructors with implied-do items
+//! (`constructor`, a work array); derived types (`derived`: one variable per component).
+//! Timers and profiling
 //! hooks (`cpu_time`, `system_clock`, `dr_hook`, ...) and `print`/`write` of text only
 //! are left out, with a note. Intrinsics: elemental math, `max`/`min` with
 //! any number of arguments, `mod`, `sign`, conversions, `sum`, `product`, `maxval`,
@@ -37,7 +40,7 @@
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
+//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, polymorphic and allocatable derived-type variables,
 //! array-valued functions as the entry, module variables (only their constants).
 
 pub mod ast;
