@@ -767,3 +767,18 @@ fn whole_assignments_and_arrays_of_types() {
     let cs_u = f.params.iter().map(|p| f.var(p.var)).find(|v| v.name == "cs_u").unwrap();
     assert_eq!(cs_u.ty.rank(), 2, "u(3) of cs(n): (3, n)");
 }
+
+/// `kind=` and the other keywords of intrinsics are put in their positions.
+#[test]
+fn keyword_arguments_of_intrinsics() {
+    let src = "module kk\n  integer, parameter :: wp = selected_real_kind(p=13, r=300)\n  \
+               integer, parameter :: ip = selected_int_kind(r=9)\n  integer(kind=ip), parameter :: nb = int(3, kind=ip)\n\
+               end module\nsubroutine k(n, x, y)\n  use kk\n  integer(kind=ip) :: n\n  real(kind=wp) :: x(n), y\n  \
+               y = real(nb, kind=kind(1.0d0)) * sum(array=x) + size(x, dim=1)\nend subroutine\n";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert_eq!(f.var(f.params[1].var).ty.elem(), Scalar::F64);
+    // A keyword that leaves a position empty stays an error of the intrinsic.
+    let gap = "subroutine k(n, x, y)\n  integer :: n\n  real(8) :: x(n), y\n  y = sum(x, mask=x > 0)\nend subroutine\n";
+    assert!(lower_err(gap).message.contains("keyword arguments of `sum` are not supported"));
+}

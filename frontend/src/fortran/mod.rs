@@ -52,6 +52,7 @@ mod expr;
 mod fixed;
 mod inline;
 mod intrinsics;
+mod keywords;
 mod load;
 mod lower;
 mod parse;
@@ -154,6 +155,7 @@ fn lower_here(
         return Err(d);
     }
     let mut file = parse::parse_file(source, root);
+    keywords::positional(&mut file);
     let (bindings, derived_errors) = derived::lower_file(&mut file);
     let unit = scan::scan(&file)?;
     let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
