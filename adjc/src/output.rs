@@ -196,9 +196,9 @@ impl Transpiled {
     }
 }
 
-/// The wrappers' view of the bindings: `None` unless some dummy is a scalar of a derived
-/// type defined in a module (arrays of types are stored by component in the C, which a
-/// wrapper would have to copy: not done).
+/// The wrappers' view of the bindings: `None` unless some dummy is of a derived type defined
+/// in a module, and every derived-type dummy is a scalar or a rank-1 array (whose
+/// components the wrappers copy into work arrays) without arrays of types inside.
 fn wrap_spec(b: &FortranBindings) -> Option<adjc_emit::WrapSpec> {
     use adjc_emit::{WrapDummy, WrapPart, WrapSpec};
     use adjc_frontend::fortran::derived::{DummyBinding, PartKind};
@@ -210,7 +210,7 @@ fn wrap_spec(b: &FortranBindings) -> Option<adjc_emit::WrapSpec> {
         match d {
             DummyBinding::Plain(name) => spec.dummies.push(WrapDummy::Plain(name.clone())),
             DummyBinding::Derived(dd) => {
-                if dd.rank > 0 || dd.parts.iter().any(|p| p.level_ranks.iter().any(|r| *r > 0)) {
+                if dd.rank > 1 || dd.parts.iter().any(|p| p.level_ranks.iter().skip(1).any(|r| *r > 0)) {
                     return None;
                 }
                 let module = dd.module.clone()?;
@@ -230,7 +230,12 @@ fn wrap_spec(b: &FortranBindings) -> Option<adjc_emit::WrapSpec> {
                         },
                     })
                     .collect();
-                spec.dummies.push(WrapDummy::Derived { name: dd.name.clone(), type_name: dd.type_name.clone(), parts });
+                spec.dummies.push(WrapDummy::Derived {
+                    name: dd.name.clone(),
+                    type_name: dd.type_name.clone(),
+                    rank: dd.rank,
+                    parts,
+                });
             }
         }
     }

@@ -128,7 +128,7 @@ fn bound(lower: &Expr, extent: &Expr, vars: &[String]) -> Option<String> {
 
 /// An integer size expression in Fortran syntax; `None` for anything a declaration cannot
 /// hold. `prec` is the binding strength of the context (0 none, 1 `+ -`, 2 `* /`, 3 unary).
-fn expr(e: &Expr, vars: &[String], prec: u8) -> Option<String> {
+pub(crate) fn expr(e: &Expr, vars: &[String], prec: u8) -> Option<String> {
     let (text, own) = match &e.kind {
         ExprKind::Const(Literal::Int(v)) if *v >= 0 => (v.to_string(), 4),
         ExprKind::Const(Literal::Int(v)) => (format!("({v})"), 4),

@@ -9,7 +9,7 @@
 //! What the wrappers need from the frontend comes as a [`WrapSpec`] (plain data: this crate
 //! does not know the frontend).
 
-use crate::fortran_iface::{fortran_stem, interface, wrap};
+use crate::fortran_iface::{expr as size_expr, fortran_stem, interface, wrap};
 use adjc_ir::{Diagnostic, Function, Intent, Scalar, Span, Type, VarRole};
 
 /// The original dummies of the routine and how they reach the C parameters.
@@ -24,8 +24,10 @@ pub struct WrapSpec {
 pub enum WrapDummy {
     /// Passed as itself: the C parameter of that name.
     Plain(String),
-    /// A scalar of derived type, passed as its components.
-    Derived { name: String, type_name: String, parts: Vec<WrapPart> },
+    /// A variable of derived type, passed as its components: a scalar (`rank` 0), or a
+    /// rank-1 array whose components the C takes as one array each (the wrapper copies them
+    /// into work arrays and back).
+    Derived { name: String, type_name: String, rank: usize, parts: Vec<WrapPart> },
 }
 
 #[derive(Clone, Debug)]
@@ -161,7 +163,53 @@ pub fn emit_fortran_wrappers(
     Ok(text)
 }
 
+/// A component of an array of derived types, passed through a work array.
+struct Copy {
+    temp: String,
+    /// `cols%rho` or `cols(adjc_i)%gas%t` (with the loop), for the copy in and out.
+    dummy: String,
+    path: String,
+    /// The component's own extents (empty for a scalar component).
+    extents: Vec<String>,
+    elem: Scalar,
+    back: bool,
+}
+
 fn one(f: &Function, spec: &WrapSpec) -> Result<Vec<String>, Diagnostic> {
+    // Components of arrays of types: each through a work array (`adjc_t<k>`).
+    let names: Vec<String> = f.vars.iter().map(|v| v.name.clone()).collect();
+    let mut copies: Vec<Copy> = Vec::new();
+    for (k, p) in f.params.iter().enumerate() {
+        let v = f.var(p.var);
+        if let Ok(Source::Value { dummy, designator, .. }) = resolve(&v.name, spec, f) {
+            if let WrapDummy::Derived { name, rank, .. } = &spec.dummies[dummy] {
+                if *rank == 0 {
+                    continue;
+                }
+                let Type::Array { dims, .. } = &v.ty else { continue };
+                let own = &dims[..dims.len().saturating_sub(*rank)];
+                let extents: Option<Vec<String>> = own.iter().map(|d| size_expr(&d.extent, &names, 0)).collect();
+                let Some(extents) = extents else {
+                    return Err(err(format!("the extents of `{}` cannot be written in Fortran", v.name)));
+                };
+                let base = designator.split('%').next().unwrap_or(name).to_string();
+                let path = designator[base.len()..].to_string();
+                copies.push(Copy {
+                    temp: format!("adjc_t{k}"),
+                    dummy: base,
+                    path,
+                    extents,
+                    elem: v.ty.elem(),
+                    back: p.intent != Intent::In,
+                });
+                let _ = k;
+            }
+        }
+    }
+    let temp_of = |param: &str| -> Option<String> {
+        let k = f.params.iter().position(|p| f.var(p.var).name.eq_ignore_ascii_case(param))?;
+        copies.iter().find(|c| c.temp == format!("adjc_t{k}")).map(|c| c.temp.clone())
+    };
     // The C arguments, and which dummies (and adjoints) the wrapper needs.
     let mut args = Vec::new();
     let mut used: Vec<(bool, bool)> = vec![(false, false); spec.dummies.len()];
@@ -169,6 +217,24 @@ fn one(f: &Function, spec: &WrapSpec) -> Result<Vec<String>, Diagnostic> {
     let mut plain_adj_decl: Vec<Option<String>> = vec![None; spec.dummies.len()];
     for p in &f.params {
         let v = f.var(p.var);
+        // The extent of a work array.
+        if let Some((array, k)) = v.name.rsplit_once("_n") {
+            if let (Ok(k), Some(t)) = (k.parse::<usize>(), temp_of(array)) {
+                args.push(format!("int(size({t}, {}), c_int64_t)", k + 1));
+                continue;
+            }
+        }
+        if let Some(t) = temp_of(&v.name) {
+            if let Ok(Source::Value { dummy, adjoint, .. }) = resolve(&v.name, spec, f) {
+                if adjoint {
+                    used[dummy].1 = true;
+                } else {
+                    used[dummy].0 = true;
+                }
+            }
+            args.push(t);
+            continue;
+        }
         match resolve(&v.name, spec, f)? {
             Source::Int(e) => args.push(e),
             Source::Value { dummy, adjoint, designator } => {
@@ -209,13 +275,15 @@ fn one(f: &Function, spec: &WrapSpec) -> Result<Vec<String>, Diagnostic> {
     for (k, d) in spec.dummies.iter().enumerate() {
         let (val, adj) = used[k];
         match d {
-            WrapDummy::Derived { name, type_name, .. } => {
+            WrapDummy::Derived { name, type_name, rank, .. } => {
                 dummies.push(name.clone());
                 let mut names = vec![name.clone()];
                 if adj {
                     dummies.push(format!("{name}_b"));
                     names.push(format!("{name}_b"));
                 }
+                let shape = if *rank > 0 { format!("({})", vec![":"; *rank].join(", ")) } else { String::new() };
+                let names: Vec<String> = names.into_iter().map(|n| format!("{n}{shape}")).collect();
                 decls.push(format!("type({type_name}), intent(inout) :: {}", names.join(", ")));
             }
             WrapDummy::Plain(name) => {
@@ -242,8 +310,25 @@ fn one(f: &Function, spec: &WrapSpec) -> Result<Vec<String>, Diagnostic> {
         out.extend(wrap(&d, 4).into_iter().map(|l| format!("    {l}")));
     }
     out.push("    integer(c_int) :: adjc_stat".into());
+    if copies.iter().any(|c| !c.extents.is_empty()) {
+        out.push("    integer :: adjc_i".into());
+    }
+    for c in &copies {
+        let rank = c.extents.len() + 1;
+        out.push(format!("    {}, allocatable :: {}({})", kind(c.elem), c.temp, vec![":"; rank].join(", ")));
+    }
+    // Copy in: the components of every element into the work arrays.
+    for c in &copies {
+        let mut ext = c.extents.clone();
+        ext.push(format!("size({})", c.dummy));
+        out.push(format!("    allocate({}({}))", c.temp, ext.join(", ")));
+        out.extend(copy(c, true));
+    }
     for l in wrap(&format!("adjc_stat = adjc_c_{}({})", f.name, args.join(", ")), 4) {
         out.push(format!("    {l}"));
+    }
+    for c in copies.iter().filter(|c| c.back) {
+        out.extend(copy(c, false));
     }
     out.push(format!(
         "    if (adjc_stat /= 0) error stop \"{}: the C function failed (ADJC_ERR_* in the C header)\"",
@@ -251,4 +336,17 @@ fn one(f: &Function, spec: &WrapSpec) -> Result<Vec<String>, Diagnostic> {
     ));
     out.push(format!("  end subroutine {}", f.name));
     Ok(out)
+}
+
+/// The copy between the components of an array of types and its work array.
+fn copy(c: &Copy, into_temp: bool) -> Vec<String> {
+    if c.extents.is_empty() {
+        let (to, from) = (c.temp.clone(), format!("{}{}", c.dummy, c.path));
+        return vec![if into_temp { format!("    {to} = {from}") } else { format!("    {from} = {to}") }];
+    }
+    let colons = vec![":"; c.extents.len()].join(", ");
+    let t = format!("{}({colons}, adjc_i)", c.temp);
+    let d = format!("{}(adjc_i){}", c.dummy, c.path);
+    let body = if into_temp { format!("      {t} = {d}") } else { format!("      {d} = {t}") };
+    vec![format!("    do adjc_i = 1, size({})", c.dummy), body, "    end do".into()]
 }
