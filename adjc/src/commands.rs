@@ -74,6 +74,7 @@ pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
             let mut files = t.write_files_noting(&args.out_dir)?;
             if args.fortran_interface {
                 files.push(t.write_fortran_interface_noting(&args.out_dir)?);
+                files.extend(t.write_fortran_wrappers_noting(&args.out_dir)?);
             }
             for (path, w) in &files {
                 say_written(path, *w);

@@ -22,6 +22,7 @@
 
 use std::path::PathBuf;
 
+use crate::output::FortranBindings;
 use adjc_autodiff::{AdOptions, Adjoint};
 use adjc_emit::EmitOptions;
 use adjc_frontend::fortran::{LoadOptions, Preprocessor};
@@ -61,7 +62,7 @@ impl Pipeline {
     /// Fortran, running the preprocessor); nothing is written.
     pub fn run(&self) -> Result<Transpiled, Error> {
         let stem = self.options.stem()?;
-        let (mut module, sources, dependencies) = self.frontend()?;
+        let (mut module, sources, dependencies, fortran_bindings) = self.frontend()?;
         let src = Source { file: module.file.clone(), text: module.source.clone() };
         let sequential = module.functions.first().cloned().ok_or_else(|| {
             src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
@@ -108,15 +109,27 @@ impl Pipeline {
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);
         let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src, &input_hashes)?;
         let command_line = self.options.command_line.clone();
-        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line, input_hashes })
+        Ok(Transpiled {
+            module,
+            adjoint,
+            files,
+            stem,
+            sources,
+            dependencies,
+            memory,
+            command_line,
+            fortran_bindings,
+            input_hashes,
+        })
     }
 
     /// Stage 1: the entry function as IR (validated), the source files given or found for
     /// `use`, and every file read (those, `include` files, cpp `#include`s).
-    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>), Error> {
+    #[allow(clippy::type_complexity)]
+    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>, Option<FortranBindings>), Error> {
         let o = &self.options;
         let language = o.language()?;
-        let (module, paths, read) = match language {
+        let (module, paths, read, bindings) = match language {
             Language::Python => {
                 let several = matches!(&o.input, Input::Files(f) if f.len() > 1);
                 if several || !o.defines.is_empty() || !o.include_dirs.is_empty() {
@@ -131,7 +144,7 @@ impl Pipeline {
                 let opts = PythonOptions { entry: o.entry.clone(), arg_specs: o.arg_types.clone() };
                 let module = adjc_frontend::lower_python(&file, &text, &opts)
                     .map_err(|d| Error::at(Stage::Frontend, &file, &text, d))?;
-                (module, self.paths(), self.paths())
+                (module, self.paths(), self.paths(), None)
             }
             Language::Fortran => {
                 if !o.arg_types.is_empty() {
@@ -173,7 +186,7 @@ impl Pipeline {
                     included.borrow_mut().push(PathBuf::from(&found.0));
                     Ok(found)
                 };
-                let module = adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
+                let (module, bindings) = adjc_frontend::lower_fortran_bound(&inputs, &opts, &resolve)
                     .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
                 let mut read = paths.clone();
                 for p in cpp_included.into_iter().chain(included.into_inner()) {
@@ -181,13 +194,13 @@ impl Pipeline {
                         read.push(p);
                     }
                 }
-                (module, paths, read)
+                (module, paths, read, Some(bindings))
             }
         };
         validate::validate_module(&module).map_err(|e| {
             Source { file: module.file.clone(), text: module.source.clone() }.invalid(Stage::Frontend, e)
         })?;
-        Ok((module, paths, read))
+        Ok((module, paths, read, bindings))
     }
 
     /// The source files given (none for text).

@@ -280,3 +280,31 @@ fn strided_sections_are_empty_when_fortran_says_so() {
         }
     }
 }
+
+/// C snapshots of the Fortran examples of real-code constructs (derived types, array
+/// constructors, module kinds): the generated C is reviewed like the Python examples'.
+#[test]
+fn fortran_c_snapshots() {
+    const SNAPSHOTTED: &[&str] = &["heat_evolve", "column_flux", "layer_weights", "optional_args"];
+    for ex in examples() {
+        let stem = std::path::Path::new(&ex.path).file_stem().unwrap().to_string_lossy().into_owned();
+        if !SNAPSHOTTED.contains(&stem.as_str()) {
+            continue;
+        }
+        // The same relative -o every time: the command line is part of the output.
+        let rel = format!("target/adjc-fsnap/{stem}");
+        let dir = root().join(&rel);
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut args = vec!["transpile".to_string(), ex.path.clone(), "-o".into(), rel.clone()];
+        args.extend(common::source_flags(&ex.check_flags));
+        let out = adjc(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        assert!(out.status.success(), "{}", text(&out));
+        let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
+        let h = std::fs::read_to_string(dir.join(format!("{stem}.h"))).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        insta::with_settings!({snapshot_path => root().join("tests/snapshots"), prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(format!("fortran_{stem}.c"), c);
+            insta::assert_snapshot!(format!("fortran_{stem}.h"), h);
+        });
+    }
+}

@@ -17,6 +17,7 @@ mod cstmt;
 mod ctx;
 mod doc;
 mod fortran_iface;
+mod fortran_wrap;
 mod function;
 mod layout;
 pub mod names;
@@ -31,6 +32,7 @@ pub mod wrap;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
+pub use fortran_wrap::{emit_fortran_wrappers, WrapDummy, WrapPart, WrapSpec};
 pub use python_module::emit_python_module;
 pub use templates::render_template;
 

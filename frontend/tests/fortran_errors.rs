@@ -56,7 +56,7 @@ fn io_derived_types_and_calls() {
     expect_help(&sub("  write(*,*) x(1)\n"), "input/output statements are not supported", 6, 3);
     expect_help(&sub("  read(5,*) y\n"), "input/output statements are not supported", 6, 3);
     let ty = "subroutine k(p)\n  type(point) :: p\nend subroutine\n";
-    expect_help(ty, "derived types are not supported", 2, 3);
+    expect_help(ty, "the type `point` is not defined in the files given", 2, 18);
     expect_help(&sub("  call helper(y)\n"), "`call helper` is not supported", 6, 3);
     expect_help(&sub("  y = foo(y)\n"), "unknown function or array `foo`", 6, 7);
 }
@@ -150,7 +150,7 @@ fn calls_that_cannot_be_inlined() {
     let rec = "subroutine k(x)\n  real(8) :: x\n  call k(x)\nend subroutine\n";
     expect(rec, "recursion is not supported", 3, 3);
     let count = "subroutine h(a, b)\n  real(8) :: a, b\n  a = b\nend subroutine\nsubroutine k(x)\n  real(8) :: x\n  call h(x)\nend subroutine\n";
-    expect(count, "`h` takes 2 argument(s), but 1 are given", 7, 3);
+    expect(count, "`h` takes 2 argument(s), but `b` is not given", 7, 3);
     let shape = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(0:m)\n  a(0) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n, x)\nend subroutine\n";
     expect_help(shape, "the array `x` has a different shape or lower bounds in `h`", 9, 13);
     let section = "subroutine h(m, a)\n  integer :: m\n  real(8) :: a(m)\n  a(1) = 1\nend subroutine\nsubroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  call h(n - 1, x(2:n))\nend subroutine\n";
@@ -314,4 +314,68 @@ fn f77_declaration_statements() {
     expect_help(&sub("  dimension x(n)\n  y = x(1)\n"), "`x` is given a shape twice", 6, 13);
     expect_help(&sub("  y = x(1)\n  parameter (z = 2.0d0)\n"), "a `parameter` statement after an executable", 7, 3);
     expect_help(&sub("  y = x(1)\n  dimension z(3)\n"), "a declaration after an executable statement", 7, 3);
+}
+
+/// A module defining `field` (lines 1-6), then `body` as the routine `k` (line 7 on).
+fn with_field(body: &str) -> String {
+    format!(
+        "module fields\n  type :: field\n    integer :: n\n    real(8), allocatable :: v(:)\n    real(8) :: w(3)\n  end type\nend module\n{body}"
+    )
+}
+
+#[test]
+fn derived_types_that_stay_refused() {
+    let class = with_field("subroutine k(f)\n  use fields\n  class(field) :: f\n  f%w(1) = 1\nend subroutine\n");
+    expect_help(&class, "polymorphic `class(...)` declarations are not supported", 10, 3);
+    let alloc = with_field(
+        "subroutine k(f)\n  use fields\n  type(field), allocatable :: f(:)\n  f(1)%w(1) = 1\nend subroutine\n",
+    );
+    expect_help(&alloc, "allocatable or pointer variables of derived type are not supported", 10, 16);
+    let no_comp = with_field("subroutine k(f)\n  use fields\n  type(field) :: f\n  f%q = 1\nend subroutine\n");
+    expect_help(&no_comp, "the type `field` has no component `q`", 11, 3);
+    let value =
+        with_field("subroutine k(f, y)\n  use fields\n  type(field) :: f\n  real(8) :: y\n  y = f\nend subroutine\n");
+    expect_help(&value, "the derived-type value `f` is not supported here", 12, 7);
+    let mixed = with_field(
+        "subroutine k(f, y)\n  use fields\n  type(field) :: f\n  real(8) :: y\n  y = 2 * f%w\nend subroutine\n",
+    );
+    expect_help(&mixed, "an array value is assigned to a scalar", 12, 7);
+    let array_alloc =
+        with_field("subroutine k(f)\n  use fields\n  type(field) :: f(4)\n  f(1)%v(1) = 1\nend subroutine\n");
+    expect_help(&array_alloc, "the allocatable component `v` of an array of derived types is not supported", 4, 29);
+    let clash = with_field(
+        "subroutine k(f, f_w)\n  use fields\n  type(field) :: f\n  real(8) :: f_w(3)\n  f%w = f_w\nend subroutine\n",
+    );
+    expect_help(&clash, "the component variable `f_w` of `f` clashes with another name", 10, 18);
+}
+
+#[test]
+fn array_constructors_that_stay_refused() {
+    let arrays = sub("  y = sum([x, x])\n");
+    expect_help(&arrays, "array-valued items in an array constructor are not supported yet", 6, 12);
+    let step = sub("  y = sum([(x(i), i = 1, n, 2)])\n");
+    expect_help(&step, "implied do loops with a step other than 1 are not supported", 6, 29);
+    let local_bound = "subroutine k(x, y)\n  real(8) :: x(4), y\n  integer :: i, m\n  m = 2\n  y = sum([(x(i), i = 1, m)])\nend subroutine\n";
+    expect_help(local_bound, "is not known on entry", 5, 11);
+    let in_cond = sub("  if (sum([y, 1d0]) > 0) y = 1\n");
+    expect_help(&in_cond, "array constructors are supported in the right-hand side of assignments", 6, 11);
+}
+
+/// `helper` with an optional `w` (lines 1-8), then `body` as the entry (line 9 on).
+fn with_optional(body: &str) -> String {
+    format!(
+        "module h\ncontains\n  subroutine helper(x, w)\n    real(8) :: x\n    real(8), optional :: w\n    \
+         x = x * w\n  end subroutine\nend module\n{body}"
+    )
+}
+
+#[test]
+fn optional_arguments_that_stay_refused() {
+    let absent = with_optional("subroutine k(x)\n  use h\n  real(8) :: x\n  call helper(x)\nend subroutine\n");
+    expect_help(&absent, "the optional argument `w` is absent in this call", 6, 13);
+    let missing = "module h\ncontains\n  subroutine helper(x, w)\n    real(8) :: x, w\n    x = x * w\n  \
+                   end subroutine\nend module\nsubroutine k(x)\n  use h\n  real(8) :: x\n  call helper(x)\nend subroutine\n";
+    expect_help(missing, "`helper` takes 2 argument(s), but `w` is not given", 11, 3);
+    let unknown = with_optional("subroutine k(x)\n  use h\n  real(8) :: x\n  call helper(x, v=x)\nend subroutine\n");
+    expect(&unknown, "`helper` has no argument `v`", 12, 18);
 }

@@ -166,15 +166,25 @@ pub fn compare(
         };
         params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output() });
     }
+    // Derived-type dummies: built from their components around the call.
+    let derived = match t.fortran_bindings.as_ref().and_then(|b| super::derived_args::derived_args(b, plan)) {
+        None => super::derived_args::DerivedArgs { args, ..Default::default() },
+        Some(Ok(d)) => d,
+        Some(Err(why)) => return Ok(Outcome::Skipped(why)),
+    };
     let ctx = context! {
         kind => if returns.is_empty() { "subroutine" } else { "function" },
+        uses => derived.uses,
+        derived_decls => derived.decls,
+        pre => derived.pre,
+        post => derived.post,
         routine => primal.name.clone(),
         module => module,
         ret_type => ret_type,
         ret => returns.first().copied().unwrap_or(0),
         data_len => plan.data.len().max(1),
         params => params,
-        args => args.join(", "),
+        args => derived.args.join(", "),
     };
     let driver = crate::templates::render("check_gfortran.f90.j2", ctx)?;
     std::fs::write(dir.join("check_gfortran.f90"), driver)

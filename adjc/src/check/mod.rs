@@ -15,6 +15,7 @@
 //! `--sanitize` builds the driver with ASan/UBSan (and the gfortran reference with
 //! `-fcheck=all`): any finding fails the check.
 
+mod derived_args;
 mod driver;
 mod fd;
 mod gfortran;

@@ -34,6 +34,8 @@ pub struct Sym<'t> {
     pub allocatable: bool,
     /// `save`: the value is kept from one call to the next.
     pub save: bool,
+    /// `optional`: a call may leave the argument out (`present(x)` says).
+    pub optional: bool,
 }
 
 impl Sym<'_> {
@@ -49,6 +51,7 @@ impl Sym<'_> {
             init: None,
             allocatable: false,
             save: false,
+            optional: false,
         }
     }
 }
@@ -114,6 +117,7 @@ fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: 
     let mut parameter = false;
     let mut allocatable = false;
     let mut save = false;
+    let mut optional = false;
     let mut dims_attr = None;
     for part in &decl.parts {
         match part {
@@ -136,8 +140,9 @@ fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: 
                 }
                 AttrKind::Allocatable => allocatable = true,
                 AttrKind::Save => save = true,
-                // target, value, optional, contiguous, ... do not change the math.
-                AttrKind::Optional | AttrKind::Other(_) => {}
+                AttrKind::Optional => optional = true,
+                // target, value, contiguous, ... do not change the math.
+                AttrKind::Other(_) => {}
             },
             DeclPart::Unsupported(d) => return Err(d.clone()),
         }
@@ -179,6 +184,7 @@ fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: 
         entry.parameter |= parameter;
         entry.allocatable |= allocatable;
         entry.save |= save;
+        entry.optional |= optional;
         if e.init.is_some() {
             entry.init = e.init.as_ref();
         }

@@ -140,6 +140,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         if let Some(b) = self.names.get(&key) {
             return Ok(b.clone());
         }
+        if self.absent.contains(&key) {
+            return Err(self
+                .err(n, format!("the optional argument `{}` is absent in this call", self.text(n)))
+                .with_help(format!("use `{0}` under `if (present({0}))`, or pass it", self.text(n))));
+        }
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
@@ -240,11 +245,16 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             AKind::Call { .. } => self.call(n, el),
             AKind::Str(_) => Err(self.err(n, "character strings are not supported in kernels")),
-            AKind::Range { .. }
-            | AKind::Keyword { .. }
-            | AKind::Component { .. }
-            | AKind::ArrayConstructor(_)
-            | AKind::ImpliedDo => Err(self.err(n, format!("this expression is not supported (`{}`)", n.what()))),
+            AKind::ArrayConstructor(_) if self.hoisted.contains_key(&n.id) => {
+                let v = self.hoisted[&n.id];
+                self.whole(n, v, el)
+            }
+            AKind::ArrayConstructor(_) => Err(self
+                .err(n, "array constructors are supported in the right-hand side of assignments")
+                .with_help("assign the constructor to an array first")),
+            AKind::Range { .. } | AKind::Keyword { .. } | AKind::Component { .. } | AKind::ImpliedDo(_) => {
+                Err(self.err(n, format!("this expression is not supported (`{}`)", n.what())))
+            }
             AKind::Unsupported(d) => Err(d.clone()),
         }
     }
@@ -469,6 +479,12 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     fn shape_inner(&mut self, n: &'t AExpr) -> R<Option<Vec<Expr>>> {
         match &n.kind {
+            AKind::ArrayConstructor(_) => match self.hoisted.get(&n.id) {
+                Some(v) => Ok(Some(self.f.var(*v).ty.dims().iter().map(|d| d.extent.clone()).collect())),
+                None => Err(self
+                    .err(n, "array constructors are supported in the right-hand side of assignments")
+                    .with_help("assign the constructor to an array first")),
+            },
             AKind::Name(_) => match self.lookup(n)? {
                 Binding::Var(v) if self.f.var(v).ty.is_array() => {
                     Ok(Some(self.f.var(v).ty.dims().iter().map(|d| d.extent.clone()).collect()))
@@ -517,7 +533,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return Ok(None);
                 }
                 match name.as_str() {
-                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" => Ok(None),
+                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" | "lbound" | "ubound"
+                    | "present" => Ok(None),
                     "matmul" => {
                         let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Ok(None) };
                         let sa = self.shape_of(a)?.unwrap_or_default();

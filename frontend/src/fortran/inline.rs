@@ -34,22 +34,18 @@ impl<'s, 't> Lowerer<'s, 't> {
         if self.inline_depth >= MAX_INLINE_DEPTH {
             return Err(self.err(n, format!("`{}` calls itself (recursion is not supported)", proc.name)));
         }
-        if let Some(k) = args.iter().find(|a| matches!(a.kind, AKind::Keyword { .. })) {
-            return Err(self.err(k, "keyword arguments in calls are not supported yet"));
-        }
         let spec = self.read_spec(proc)?;
-        if spec.dummies.len() != args.len() {
-            return Err(self.err(
-                n,
-                format!("`{}` takes {} argument(s), but {} are given", proc.name, spec.dummies.len(), args.len()),
-            ));
-        }
+        let args = self.match_arguments(n, proc, &spec, args)?;
         // Actual arguments, evaluated in the caller's scope.
         let mut actuals = Vec::new();
         for (a, (name, _)) in args.iter().zip(&spec.dummies) {
             let is_array = spec.local.get(name).is_some_and(|s| s.dims.is_some());
-            actuals.push(self.actual(a, is_array, el)?);
+            actuals.push(match a {
+                Some(a) => Some(self.actual(a, is_array, el)?),
+                None => None,
+            });
         }
+        let saved_absent = std::mem::take(&mut self.absent);
         let saved_names = std::mem::take(&mut self.names);
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
@@ -63,7 +59,53 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
+        self.absent = saved_absent;
         r
+    }
+
+    /// The actual argument of each dummy, in the dummies' order: positional arguments first,
+    /// then keyword ones (`opt=x`); `None` for an `optional` dummy the call leaves out.
+    fn match_arguments(
+        &self,
+        n: Span,
+        proc: &Proc<'t>,
+        spec: &super::lower::Spec<'t>,
+        args: &'t [AExpr],
+    ) -> R<Vec<Option<&'t AExpr>>> {
+        let mut out: Vec<Option<&'t AExpr>> = vec![None; spec.dummies.len()];
+        let mut keywords = false;
+        for (k, a) in args.iter().enumerate() {
+            match &a.kind {
+                AKind::Keyword { name, value } => {
+                    keywords = true;
+                    let key = name.to_ascii_lowercase();
+                    let Some(slot) = spec.dummies.iter().position(|(d, _)| *d == key) else {
+                        return Err(self.err(a, format!("`{}` has no argument `{name}`", proc.name)));
+                    };
+                    if out[slot].is_some() {
+                        return Err(self.err(a, format!("the argument `{name}` of `{}` is given twice", proc.name)));
+                    }
+                    out[slot] = Some(&**value);
+                }
+                _ if keywords => return Err(self.err(a, "a positional argument after a keyword argument")),
+                _ if k >= out.len() => {
+                    return Err(self.err(
+                        n,
+                        format!("`{}` takes {} argument(s), but {} are given", proc.name, out.len(), args.len()),
+                    ))
+                }
+                _ => out[k] = Some(a),
+            }
+        }
+        for ((name, _), a) in spec.dummies.iter().zip(&out) {
+            let optional = spec.local.get(name).is_some_and(|s| s.optional);
+            if a.is_none() && !optional {
+                return Err(self
+                    .err(n, format!("`{}` takes {} argument(s), but `{name}` is not given", proc.name, out.len()))
+                    .with_help(format!("pass `{name}`, or declare it `optional` in `{}`", proc.name)));
+            }
+        }
+        Ok(out)
     }
 
     fn actual(&mut self, a: &'t AExpr, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
@@ -92,14 +134,18 @@ impl<'s, 't> Lowerer<'s, 't> {
         n: Span,
         proc: &Proc<'t>,
         spec: &super::lower::Spec<'t>,
-        args: &'t [AExpr],
-        actuals: Vec<Actual>,
+        args: Vec<Option<&'t AExpr>>,
+        actuals: Vec<Option<Actual>>,
     ) -> R<Option<VarId>> {
         self.implicit_none = spec.implicit_none;
         self.define_all_constants(proc, spec)?;
         let mut arrays: Vec<(Sym<'t>, VarId, &'t AExpr)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
+            let (Some(actual), Some(node)) = (actual, node) else {
+                self.absent.insert(name.clone());
+                continue;
+            };
             let sym = self.dummy_sym(spec, name, *span)?;
             let elem = self.scalar_type(&sym)?;
             let binding = match actual {

@@ -65,6 +65,9 @@ pub struct Lowerer<'s, 't> {
     /// the span of that initialiser, which is the span of the statements giving them that
     /// value), or declared `save` (with the span of the name, `true`).
     pub initialised: Vec<(VarId, Span, bool)>,
+    /// Optional dummies of the inlined callee that its call leaves out (lower case):
+    /// `present(x)` is false, any other use an error.
+    pub absent: BTreeSet<String>,
 }
 
 /// The header and specification part of a procedure.
@@ -122,6 +125,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         deferred: BTreeMap::new(),
         left_out: Vec::new(),
         initialised: Vec::new(),
+        absent: BTreeSet::new(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;
@@ -132,10 +136,14 @@ impl<'s, 't> Lowerer<'s, 't> {
     pub fn err(&self, n: impl At, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(n.at(), msg)
     }
-    /// The source text of `n`.
-    pub fn text(&self, n: impl At) -> &'s str {
+    /// The source text of `n` (a name node: its name, which a node made by `derived`
+    /// does not spell in the source).
+    pub fn text(&self, n: impl At) -> std::borrow::Cow<'s, str> {
+        if let Some(name) = n.name() {
+            return std::borrow::Cow::Owned(name.to_string());
+        }
         let s = n.at();
-        self.src.get(s.start as usize..s.end as usize).unwrap_or("")
+        std::borrow::Cow::Borrowed(self.src.get(s.start as usize..s.end as usize).unwrap_or(""))
     }
     pub fn sp(&self, n: impl At) -> Span {
         n.at()
@@ -367,7 +375,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
                     .with_help("assign it in the body"));
             }
-            if sym.parameter || self.names.contains_key(key) {
+            if sym.parameter || self.names.contains_key(key) || self.absent.contains(key) {
                 continue;
             }
             let elem = self.scalar_type(sym)?;
@@ -468,7 +476,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help(help));
                     }
                     if let Some(bad) =
-                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo | AKind::ArrayConstructor(_)))
+                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo(_) | AKind::ArrayConstructor(_)))
                     {
                         return Err(self
                             .err(bad, "this array constructor item is not supported in an initialiser")

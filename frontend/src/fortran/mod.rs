@@ -3,7 +3,8 @@
 //! fixed form converted by `fixed`, every line keeping its file and line) →
 //! tree-sitter-fortran parse and syntax errors (`syntax`) → an owned, spanned syntax tree
 //! (`parse` builds the `ast` once; no other module knows tree-sitter's node kinds) →
-//! program units (`scan`) → declarations (`decl`) → one IR function for the entry
+//! derived types lowered to their components (`derived`, a rewrite of the tree) → program
+//! units (`scan`) → declarations (`decl`) → one IR function for the entry
 //! procedure (`lower` signature and variables, `stmt` statements, `expr` expressions and
 //! array sections, `intrinsics` elemental and array intrinsics, `blas` `matmul`/
 //! `dot_product` as library calls, `inline` calls of procedures of the same files, which
@@ -26,7 +27,9 @@
 //! constant step (labelled `do 10 ... 10 continue` too); `do concurrent`; `if` /
 //! `else if` / `else`; `select case`; `where` / `elsewhere`; calls of subroutines and
 //! functions of the same file (inlined; scalar functions also element by element inside
-//! array expressions, array-valued functions into a work array). Timers and profiling
+//! array expressions, array-valued functions into a work array); array constructors with implied-do items
+//! (`constructor`, a work array); derived types (`derived`: one variable per component).
+//! Timers and profiling
 //! hooks (`cpu_time`, `system_clock`, `dr_hook`, ...) and `print`/`write` of text only
 //! are left out, with a note. Intrinsics: elemental math, `max`/`min` with
 //! any number of arguments, `mod`, `sign`, conversions, `sum`, `product`, `maxval`,
@@ -37,16 +40,19 @@
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
+//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, polymorphic and allocatable derived-type variables,
 //! array-valued functions as the entry, module variables (only their constants).
 
 pub mod ast;
 mod blas;
+mod constructor;
 mod decl;
+pub mod derived;
 mod expr;
 mod fixed;
 mod inline;
 mod intrinsics;
+mod keywords;
 mod load;
 mod lower;
 mod parse;
@@ -101,6 +107,16 @@ pub fn lower_fortran_sources(
     opts: &FortranOptions,
     include: &IncludeResolver,
 ) -> Result<Module, SourceError> {
+    lower_fortran_bound(sources, opts, include).map(|(m, _)| m)
+}
+
+/// [`lower_fortran_sources`], with how the entry's original dummy arguments reach the
+/// parameters of the function (a derived-type dummy becomes several, see [`derived`]).
+pub fn lower_fortran_bound(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<(Module, derived::Bindings), SourceError> {
     let asm = std::sync::Arc::new(source::assemble(sources, include)?);
     let (asm_w, entry) = (asm.clone(), opts.entry.clone());
     let worker = std::thread::Builder::new()
@@ -115,15 +131,18 @@ pub fn lower_fortran_sources(
         },
         Err(_) => lower_here(&asm, opts.entry.as_deref()),
     };
-    let (mut f, file) = result.map_err(|d| asm.locate(d))?;
+    let (mut f, file, bindings) = result.map_err(|d| asm.locate(d))?;
     asm.remap_function(&mut f, file);
     let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
     let source = given.unwrap_or_else(|| asm.files[file].text());
-    Ok(Module { file: asm.files[file].name.clone(), source, functions: vec![f] })
+    Ok((Module { file: asm.files[file].name.clone(), source, functions: vec![f] }, bindings))
 }
 
 /// The entry's function (spans into the assembled text) and the index of its file.
-fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function, usize), Diagnostic> {
+fn lower_here(
+    asm: &Assembled,
+    entry: Option<&str>,
+) -> Result<(adjc_ir::Function, usize, derived::Bindings), Diagnostic> {
     let source = asm.text.as_str();
     let main = asm.source_files.first().copied().unwrap_or(0);
     let main_name = asm.files.get(main).map(|f| f.name.as_str()).unwrap_or("");
@@ -135,7 +154,9 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
     if let Some(d) = syntax::structure_error(source, root) {
         return Err(d);
     }
-    let file = parse::parse_file(source, root);
+    let mut file = parse::parse_file(source, root);
+    keywords::positional(&mut file);
+    let (bindings, derived_errors) = derived::lower_file(&mut file);
     let unit = scan::scan(&file)?;
     let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
     if unit.procs.is_empty() {
@@ -157,6 +178,11 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
             .or(unit.procs.last())
             .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };
+    let entry_key = entry.name.to_ascii_lowercase();
+    if let Some(d) = derived_errors.get(&entry_key) {
+        return Err(d.clone());
+    }
+    let bindings = bindings.get(&entry_key).cloned().unwrap_or_default();
     let mut f = lower::lower_proc(source, &unit, entry)?;
     // Every index inside its declared bounds: checked on entry, or an error when it never is.
     let checks = crate::bounds::index_checks(&f)?;
@@ -175,5 +201,5 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
         )
         .with_help("please report this together with the source file"));
     }
-    Ok((f, file_of(entry).unwrap_or(main)))
+    Ok((f, file_of(entry).unwrap_or(main), bindings))
 }

@@ -61,6 +61,7 @@ impl<'s> Parser<'s> {
                 }
                 "variable_declaration" => items.push(ModuleItem::Decl(self.decl(c))),
                 "internal_procedures" => items.push(ModuleItem::Contains(self.contained(c))),
+                "derived_type_definition" => items.push(ModuleItem::TypeDef(self.type_def(c))),
                 _ => {}
             }
         }
@@ -201,6 +202,7 @@ impl<'s> Parser<'s> {
 
     fn type_def(&mut self, n: Node) -> TypeDef {
         let mut name = None;
+        let mut parent = None;
         let mut components = Vec::new();
         for c in named(n) {
             match c.kind() {
@@ -209,12 +211,16 @@ impl<'s> Parser<'s> {
                         .into_iter()
                         .find(|x| matches!(x.kind(), "type_name" | "name"))
                         .map(|x| self.text(x).to_string());
+                    parent = named(c)
+                        .into_iter()
+                        .find(|x| x.kind() == "base_type_specifier")
+                        .map(|x| (self.text(x).to_string(), self.sp(x)));
                 }
                 "variable_declaration" => components.push(self.decl(c)),
                 _ => {}
             }
         }
-        TypeDef { name, components }
+        TypeDef { name, parent, span: self.sp(n), components }
     }
 
     /// A type declaration statement.
@@ -322,7 +328,8 @@ impl<'s> Parser<'s> {
                 .into_iter()
                 .find(|c| c.kind() == "type_name")
                 .map_or_else(|| self.text(t).trim().to_string(), |c| self.text(c).trim().to_string());
-            return TypeSpec::Derived { span, name };
+            let class = self.text(t).trim_start().to_ascii_lowercase().starts_with("class");
+            return TypeSpec::Derived { span, name, class };
         }
         let full = self.text(t).to_ascii_lowercase();
         let base: String = full.chars().take_while(|c| c.is_ascii_alphabetic() || *c == ' ').collect();
@@ -440,7 +447,7 @@ impl<'s> Parser<'s> {
         }
         let kids = named(a);
         match (
-            kids.iter().copied().find(|k| k.kind() == "identifier"),
+            kids.iter().copied().find(|k| matches!(k.kind(), "identifier" | "derived_type_member_expression")),
             kids.iter().copied().find(|k| k.kind() == "size"),
         ) {
             (Some(name), Some(size)) => Allocation::Sized { span, name: self.expr(name), shape: self.shape(size) },
@@ -749,9 +756,39 @@ impl<'s> Parser<'s> {
                 }
             }
             "array_literal" => ExprKind::ArrayConstructor(named(n).into_iter().map(|i| self.expr(i)).collect()),
-            "implied_do_loop" => ExprKind::ImpliedDo,
+            "implied_do_loop_expression" | "implied_do_loop" => self.implied_do(n),
             k => err(format!("this expression is not supported (`{}`)", k.replace('_', " "))),
         }
+    }
+}
+
+impl Parser<'_> {
+    /// `(items, i = a, b[, c])`.
+    fn implied_do(&mut self, n: Node) -> ExprKind {
+        let kids = named(n);
+        let control = kids.iter().copied().find(|k| k.kind() == "loop_control_expression");
+        let bad = || {
+            ExprKind::Unsupported(
+                Diagnostic::error(span_of(self.src, n), "cannot read this implied do loop")
+                    .with_help("write it as `(item, i = first, last)`"),
+            )
+        };
+        let Some(control) = control else { return bad() };
+        let parts = named(control);
+        let (Some(var), Some(start), Some(last)) = (parts.first(), parts.get(1), parts.get(2)) else { return bad() };
+        if var.kind() != "identifier" || parts.len() > 4 {
+            return bad();
+        }
+        let items =
+            kids.iter().copied().filter(|k| k.kind() != "loop_control_expression").map(|i| self.expr(i)).collect();
+        ExprKind::ImpliedDo(Box::new(ImpliedDo {
+            items,
+            var: self.text(*var).to_string(),
+            var_span: self.sp(*var),
+            start: self.expr(*start),
+            last: self.expr(*last),
+            step: parts.get(3).map(|s| self.expr(*s)),
+        }))
     }
 }
 

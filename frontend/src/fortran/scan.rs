@@ -64,6 +64,7 @@ pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
                             decl::collect(d, &mut scope, true)?;
                             decls.push(d);
                         }
+                        ModuleItem::TypeDef(_) => {}
                         ModuleItem::Contains(procs) => {
                             for p in procs {
                                 push_proc(p, decls.clone(), implicit_none, &mut u);

@@ -30,12 +30,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         match &n.kind {
             S::Assign { lhs, rhs } => {
-                if self.product_assign(lhs, rhs)? {
-                    return Ok(());
-                }
                 // Work values of this statement only: an inlined routine lowers the same
                 // expressions again at its next call.
                 let before = self.hoisted.clone();
+                self.hoist_constructors(rhs)?;
+                if self.product_assign(lhs, rhs)? {
+                    self.hoisted = before;
+                    return Ok(());
+                }
                 self.hoist_array_calls(rhs)?;
                 self.hoist_products(rhs)?;
                 let r = self.assign(lhs, rhs, None);
@@ -416,6 +418,18 @@ impl<'s, 't> Lowerer<'s, 't> {
         if b.one_line && b.then_body.len() != 1 {
             return Err(self.err(n, "cannot read this one-line `if`"));
         }
+        // A condition known here (`present(x)` in an inlined callee): only its branch is
+        // lowered (the other may use an absent argument).
+        if let ExprKind::Const(Literal::Bool(known)) = cond.kind {
+            if known {
+                return self.block_stmts(&b.then_body);
+            }
+            let else_body = self.else_chain(&b.clauses)?;
+            if let Some(block) = self.blocks.last_mut() {
+                block.extend(else_body);
+            }
+            return Ok(());
+        }
         let then_body = self.with_block(|lw| lw.block_stmts(&b.then_body))?;
         let else_body = self.else_chain(&b.clauses)?;
         self.span = span;
@@ -698,6 +712,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         self.span = span;
         let cond = self.cond_expr(cond)?;
+        if let ExprKind::Const(Literal::Bool(known)) = cond.kind {
+            return if known { self.with_block(|lw| lw.block_stmts(body)) } else { self.else_chain(rest) };
+        }
         let then_body = self.with_block(|lw| lw.block_stmts(body))?;
         let else_body = self.else_chain(rest)?;
         Ok(vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, span)])
