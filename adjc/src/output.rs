@@ -47,6 +47,9 @@ pub struct Transpiled {
     pub memory: Option<MemoryPlan>,
     /// The command line quoted in the header comments.
     pub command_line: Option<String>,
+    /// Fortran: the parameters that stand for COMMON members and module variables, and
+    /// the COMMON layouts (empty for Python).
+    pub fortran_state: adjc_frontend::fortran::FortranState,
 }
 
 impl Transpiled {

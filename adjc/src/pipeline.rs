@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use adjc_autodiff::{AdOptions, Adjoint};
 use adjc_emit::EmitOptions;
-use adjc_frontend::fortran::{LoadOptions, Preprocessor};
+use adjc_frontend::fortran::{FortranState, LoadOptions, Preprocessor};
 use adjc_frontend::{FortranOptions, FortranSource, PythonOptions};
 use adjc_ir::{validate, Diagnostic, Function, Module};
 
@@ -61,7 +61,7 @@ impl Pipeline {
     /// Fortran, running the preprocessor); nothing is written.
     pub fn run(&self) -> Result<Transpiled, Error> {
         let stem = self.options.stem()?;
-        let (mut module, sources, dependencies) = self.frontend()?;
+        let (mut module, sources, dependencies, fortran_state) = self.frontend()?;
         let src = Source { file: module.file.clone(), text: module.source.clone() };
         let sequential = module.functions.first().cloned().ok_or_else(|| {
             src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
@@ -107,14 +107,16 @@ impl Pipeline {
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;
         let command_line = self.options.command_line.clone();
-        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line })
+        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line, fortran_state })
     }
 
     /// Stage 1: the entry function as IR (validated), the source files given or found for
-    /// `use`, and every file read (those, `include` files, cpp `#include`s).
-    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>), Error> {
+    /// `use`, and every file read (those, `include` files, cpp `#include`s); for Fortran,
+    /// the routine's COMMON and module state.
+    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>, FortranState), Error> {
         let o = &self.options;
         let language = o.language()?;
+        let mut state = FortranState::default();
         let (module, paths, read) = match language {
             Language::Python => {
                 let several = matches!(&o.input, Input::Files(f) if f.len() > 1);
@@ -172,8 +174,10 @@ impl Pipeline {
                     included.borrow_mut().push(PathBuf::from(&found.0));
                     Ok(found)
                 };
-                let module = adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
-                    .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
+                let (module, fortran_state) =
+                    adjc_frontend::fortran::lower_fortran_sources_with_state(&inputs, &opts, &resolve)
+                        .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
+                state = fortran_state;
                 let mut read = paths.clone();
                 for p in cpp_included.into_iter().chain(included.into_inner()) {
                     if !read.contains(&p) {
@@ -186,7 +190,7 @@ impl Pipeline {
         validate::validate_module(&module).map_err(|e| {
             Source { file: module.file.clone(), text: module.source.clone() }.invalid(Stage::Frontend, e)
         })?;
-        Ok((module, paths, read))
+        Ok((module, paths, read, state))
     }
 
     /// The source files given (none for text).

@@ -41,7 +41,16 @@ fn control_flow_that_is_not_structured() {
 #[test]
 fn storage_association_and_pointers() {
     let common = "subroutine k(x)\n  real(8) :: x\n  common /blk/ x\n  x = 1\nend subroutine\n";
-    expect_help(common, "`common` blocks are not supported", 3, 3);
+    expect_help(common, "the argument `x` is also a COMMON member", 1, 14);
+    // Storage association by position: a callee's declaration of the block must match.
+    let other = "subroutine c()\n  real(8) :: a(3)\n  common /blk/ a\n  a(1) = 1\nend subroutine\nsubroutine k()\n  real(8) :: b(4)\n  common /blk/ b\n  call c()\n  b(2) = b(1)\nend subroutine\n";
+    expect_help(other, "`a` has another type or shape than the member of COMMON /blk/", 2, 14);
+    let written_int =
+        "subroutine k(x)\n  real(8) :: x\n  integer :: n\n  common /sz/ n\n  n = 2\n  x = n * x\nend subroutine\n";
+    expect_help(written_int, "the integer `sz_n` (COMMON /sz/ n) is assigned", 5, 3);
+    let variable_bounds =
+        "subroutine k(n)\n  integer :: n\n  real(8) :: w(n)\n  common /b/ w\n  w(1) = 2 * w(1)\nend subroutine\n";
+    expect_help(variable_bounds, "the COMMON array `w` has bounds that are not constants", 3, 14);
     let eq = "subroutine k(x)\n  real(8) :: x, y\n  equivalence (x, y)\n  x = 1\nend subroutine\n";
     expect_help(eq, "`equivalence` is not supported", 3, 3);
     let ptr = "subroutine k(x)\n  real(8), pointer :: x(:)\n  x = 1\nend subroutine\n";
@@ -169,7 +178,8 @@ fn where_restrictions() {
 
 #[test]
 fn module_variables_are_reported() {
-    let src = "module m\n  real(8) :: g = 9.81d0\ncontains\n  subroutine k(x)\n    real(8) :: x\n    x = g * x\n  end subroutine\nend module\n";
+    // Allocatable module variables are not passed (plain ones are: see the examples).
+    let src = "module m\n  real(8), allocatable :: g(:)\ncontains\n  subroutine k(x)\n    real(8) :: x\n    x = g(1) * x\n  end subroutine\nend module\n";
     expect_help(src, "the module variable `g` is not supported", 6, 9);
 }
 

@@ -58,7 +58,7 @@ fn examples() -> Vec<(String, bool)> {
 fn every_example_lowers() {
     let exs = examples();
     assert!(exs.len() >= 6, "expected the Fortran examples");
-    let modules: Vec<FortranSource> = ["heat_kinds", "heat_params"]
+    let modules: Vec<FortranSource> = ["heat_kinds", "heat_params", "yomhook", "radiation_state"]
         .iter()
         .map(|m| {
             let name = format!("{}/modules/{m}.f90", examples_dir());

@@ -15,7 +15,11 @@ fn example(name: &str) -> String {
         original: None,
     };
     let mut sources = vec![source(path.clone(), src, fixed_form)];
-    let modules: &[&str] = if name == "heat_step" { &["heat_kinds", "heat_params"] } else { &[] };
+    let modules: &[&str] = match name {
+        "heat_step" => &["heat_kinds", "heat_params"],
+        "scale_optical_depth" => &["yomhook", "radiation_state"],
+        _ => &[],
+    };
     for m in modules {
         let p = format!("{dir}/modules/{m}.f90");
         sources.push(source(p.clone(), std::fs::read_to_string(&p).unwrap(), false));
@@ -73,7 +77,9 @@ example_snapshot!(
     init_values,
     literal_kinds,
     early_return,
-    f77_decls
+    f77_decls,
+    nas_rhs,
+    scale_optical_depth
 );
 
 #[test]
@@ -83,5 +89,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 34, "add the new example to example_snapshot! above");
+    assert_eq!(n, 36, "add the new example to example_snapshot! above");
 }

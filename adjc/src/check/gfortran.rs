@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use adjc_frontend::fortran::{FortranState, Origin};
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::context;
 
@@ -76,6 +77,37 @@ pub fn container(source: &str, routine: &str, fixed_form: bool) -> Result<Option
     Ok(None)
 }
 
+/// The routine's state as the driver reaches it: `use` lines renaming the module variables
+/// to the driver's names (`use m, only: adjc_p3 => alpha`), and the COMMON blocks declared
+/// with the driver's names for the members that are parameters (storage association is by
+/// position) and `adjc_cB_M` for the others.
+fn state_lines(plan: &Plan, state: &FortranState) -> (Vec<String>, Vec<String>) {
+    let index = |name: &str| plan.params.iter().position(|p| p.name == name);
+    let mut uses = Vec::new();
+    for sp in &state.params {
+        if let (Origin::Module { module, var }, Some(k)) = (&sp.origin, index(&sp.name)) {
+            uses.push(format!("use {module}, only: adjc_p{k} => {var}"));
+        }
+    }
+    let mut commons = Vec::new();
+    for (b, c) in state.commons.iter().enumerate() {
+        let mut names = Vec::new();
+        for (m, member) in c.members.iter().enumerate() {
+            match member.param.as_deref().and_then(index) {
+                Some(k) => names.push(format!("adjc_p{k}")),
+                None => {
+                    let name = format!("adjc_c{b}_{m}");
+                    commons.push(format!("{} :: {name}{}", member.type_decl, member.bounds));
+                    names.push(name);
+                }
+            }
+        }
+        let block = c.block.as_deref().map(|b| format!("/{b}/ ")).unwrap_or_default();
+        commons.push(format!("common {block}{}", names.join(", ")));
+    }
+    (uses, commons)
+}
+
 fn fortran_type(s: Scalar) -> &'static str {
     match s {
         Scalar::F64 => "real(kind(1.0d0))",
@@ -108,6 +140,8 @@ pub fn compare(
         return Ok(Outcome::Skipped("the function returns several values".into()));
     }
     let int_kinds = super::int_kinds::integer_kinds(&t.module.source, &primal.name);
+    let state = &t.fortran_state;
+    let (uses, commons) = state_lines(plan, state);
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut ret_type = String::new();
@@ -115,8 +149,16 @@ pub fn compare(
         if !matches!(p.role, VarRole::Param | VarRole::Return) {
             continue;
         }
-        let decl = match int_kinds.get(&p.name.to_ascii_lowercase()) {
-            Some(k) if p.elem == Scalar::I64 => format!("integer({k})"),
+        let origin = state.origin(&p.name);
+        let member_type = state
+            .commons
+            .iter()
+            .flat_map(|c| &c.members)
+            .find(|m| m.param.as_deref() == Some(p.name.as_str()))
+            .map(|m| m.type_decl.clone());
+        let decl = match (member_type, int_kinds.get(&p.name.to_ascii_lowercase())) {
+            (Some(t), _) => t,
+            (None, Some(k)) if p.elem == Scalar::I64 && origin.is_none() => format!("integer({k})"),
             _ => fortran_type(p.elem).to_string(),
         };
         let shape = match &p.shape {
@@ -133,7 +175,9 @@ pub fn compare(
             {
                 return Ok(Outcome::Skipped("assumed-shape dummies of a routine outside a module".into()));
             }
-            args.push(format!("adjc_p{k}"));
+            if origin.is_none() {
+                args.push(format!("adjc_p{k}"));
+            }
         }
         let cast = |v: String| match p.elem {
             Scalar::F32 => format!("real({v}, kind(1.0))"),
@@ -164,7 +208,9 @@ pub fn compare(
                 cast(value)
             }
         };
-        params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output() });
+        // A module variable is declared by its module (`use m, only: adjc_pK => v`).
+        let declare = !matches!(origin, Some(Origin::Module { .. }));
+        params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output(), declare => declare });
     }
     let ctx = context! {
         kind => if returns.is_empty() { "subroutine" } else { "function" },
@@ -175,6 +221,8 @@ pub fn compare(
         data_len => plan.data.len().max(1),
         params => params,
         args => args.join(", "),
+        uses => uses,
+        commons => commons,
     };
     let driver = crate::templates::render("check_gfortran.f90.j2", ctx)?;
     std::fs::write(dir.join("check_gfortran.f90"), driver)

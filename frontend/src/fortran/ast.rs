@@ -178,12 +178,22 @@ pub enum SpecKind {
     /// `common /name/ a, b(n)`: one entry per block (`None`: blank common).
     Common(Vec<CommonBlock>),
     Equivalence,
-    /// F77 `data` (values not parsed yet).
-    Data,
+    /// F77 `data a, b(2) /1.0, 3*0.0/ ...`: one entry per object list and value list.
+    Data(Vec<DataSet>),
     Include,
     /// `type name ... end type`.
     TypeDef(TypeDef),
     Interface,
+}
+
+/// One `objects /values/` group of a `data` statement.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    pub span: Span,
+    /// Names, elements (`w(2)`) and implied-do lists (kept as parsed; lowering rejects them).
+    pub objects: Vec<Expr>,
+    /// Values with their repeat count (`3*0.0`: `Some(3)`, `0.0`).
+    pub values: Vec<(Option<Expr>, Expr)>,
 }
 
 #[derive(Clone, Debug)]

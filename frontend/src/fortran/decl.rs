@@ -34,6 +34,9 @@ pub struct Sym<'t> {
     pub allocatable: bool,
     /// `save`: the value is kept from one call to the next.
     pub save: bool,
+    /// Member of a COMMON block: the block (lower case, `""` for blank COMMON) and the
+    /// position in it.
+    pub common: Option<(String, usize)>,
 }
 
 impl Sym<'_> {
@@ -49,6 +52,7 @@ impl Sym<'_> {
             init: None,
             allocatable: false,
             save: false,
+            common: None,
         }
     }
 }

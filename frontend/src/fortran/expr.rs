@@ -144,9 +144,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
         if self.host_vars.contains(&key) {
-            return Err(self
-                .err(n, format!("the module variable `{}` is not supported", self.text(n)))
-                .with_help("pass it as an argument, or declare it `parameter` if it is a constant"));
+            return Err(self.err(n, format!("the module variable `{}` is not supported", self.text(n))).with_help(
+                "adjc passes module scalars and arrays with constant bounds; pass this one as an argument",
+            ));
         }
         if self.implicit_none {
             return Err(self

@@ -65,6 +65,8 @@ pub struct Lowerer<'s, 't> {
     /// the span of that initialiser, which is the span of the statements giving them that
     /// value), or declared `save` (with the span of the name, `true`).
     pub initialised: Vec<(VarId, Span, bool)>,
+    /// COMMON members and module variables met so far (`state`).
+    pub state: super::state::StateVars,
 }
 
 /// The header and specification part of a procedure.
@@ -80,6 +82,10 @@ pub struct Spec<'t> {
     pub aliases: Vec<(String, String, Span)>,
     /// `pure` or `elemental` (not `impure`): its locals cannot be saved.
     pub pure: bool,
+    /// The COMMON blocks the procedure declares, in order of first mention.
+    pub commons: Vec<super::state::CommonDecl>,
+    /// The modules named in `use` statements (lower case).
+    pub uses: Vec<String>,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -87,7 +93,7 @@ pub const MAX_DEPTH: usize = 400;
 /// Left-spine links of binary operators on one path (see `Lowerer::enter`).
 pub const MAX_CHAIN: usize = 5_000;
 
-pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
+pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::state::FortranState)> {
     let mut lw = Lowerer {
         src,
         unit,
@@ -122,6 +128,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         deferred: BTreeMap::new(),
         left_out: Vec::new(),
         initialised: Vec::new(),
+        state: Default::default(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;
@@ -173,6 +180,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         // declaration under `implicit none`.
         let mut untyped: Vec<(String, Span)> = Vec::new();
         let mut parameters = Vec::new();
+        let mut commons = Vec::new();
+        let mut uses = Vec::new();
         for item in &p.spec {
             let n = item.span;
             match &item.kind {
@@ -200,18 +209,17 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help("add `implicit none` and declare every variable"));
                     }
                 }
-                SpecKind::Use(u) => aliases.extend(self.check_use(n, u)?),
-                SpecKind::Common(_) => {
-                    return Err(self
-                        .err(n, "`common` blocks are not supported")
-                        .with_help("pass the data as arguments of the kernel"))
+                SpecKind::Use(u) => {
+                    aliases.extend(self.check_use(n, u)?);
+                    uses.push(u.module.clone());
                 }
+                SpecKind::Common(blocks) => super::state::collect_common(n, blocks, &mut local, &mut commons)?,
                 SpecKind::Equivalence => {
                     return Err(self
                         .err(n, "`equivalence` is not supported")
                         .with_help("use separate variables; adjc must know which storage each name refers to"))
                 }
-                SpecKind::Data => {
+                SpecKind::Data(_) => {
                     return Err(self
                         .err(n, "`data` statements are not supported")
                         .with_help("use `parameter` constants or assignments"))
@@ -258,6 +266,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             implicit_none,
             aliases,
             pure: p.pure,
+            commons,
+            uses,
         })
     }
 
@@ -287,7 +297,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.define_constants(&host_params)?;
         self.host_vars = host.iter().filter(|(_, s)| !s.parameter).map(|(k, _)| k.clone()).collect();
         let local_params: Vec<decl::Sym> = local.values().filter(|s| s.parameter).cloned().collect();
-        self.define_constants(&local_params)
+        self.define_constants(&local_params)?;
+        self.bind_module_vars(proc, spec)
     }
 
     /// The declaration of a dummy argument (implicitly typed when undeclared).
@@ -360,6 +371,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
     /// local arrays, which are allocated at the top of the function.
     pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        self.bind_commons(spec)?;
         let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
             if let (Some(init), false, true) = (sym.init, sym.parameter, self.names.contains_key(key)) {
@@ -841,7 +853,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         ))
     }
 
-    fn finish(mut self) -> R<Function> {
+    fn finish(mut self) -> R<(Function, super::state::FortranState)> {
         let mut body = self.blocks.pop().unwrap_or_default();
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));
@@ -911,6 +923,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             };
             params.push(Param { var: *v, intent, doc: doc.to_string() });
         }
+        params.extend(self.state_params(&written)?);
         if let Some(r) = self.ret {
             params.push(Param { var: r, intent: Intent::Out, doc: "function result".to_string() });
         }
@@ -928,8 +941,51 @@ impl<'s, 't> Lowerer<'s, 't> {
                 used.extend(d.lower.vars());
             }
         }
+        // The state's description names the parameters as they are after compaction.
+        let params_now: BTreeSet<VarId> = self.f.params.iter().map(|p| p.var).collect();
+        let state = self.state_description(&|v| params_now.contains(&v), &|v| self.f.var(v).name.clone());
         irutil::compact_vars(&mut self.f, &|v| used.contains(&v));
-        Ok(self.f)
+        Ok((self.f, state))
+    }
+
+    /// The parameters standing for the COMMON members and module variables the body
+    /// uses, after the dummies; intents inferred from use.
+    fn state_params(&self, written: &BTreeSet<VarId>) -> R<Vec<Param>> {
+        let mut used = BTreeSet::new();
+        irutil::block_vars(&self.f.body, &mut used);
+        let typed: Vec<VarId> = used.iter().copied().collect();
+        for v in typed {
+            for d in self.f.var(v).ty.dims() {
+                used.extend(d.extent.vars());
+                used.extend(d.lower.vars());
+            }
+        }
+        let mut params = Vec::new();
+        for (v, origin) in self.state_origins() {
+            if !used.contains(&v) {
+                continue;
+            }
+            let var = self.f.var(v);
+            let from = match &origin {
+                super::state::Origin::Common { block: Some(b), member } => format!("COMMON /{b}/ {member}"),
+                super::state::Origin::Common { block: None, member } => format!("blank COMMON {member}"),
+                super::state::Origin::Module { module, var } => format!("module {module}, {var}"),
+            };
+            let is_written = written.contains(&v);
+            if var.ty == Type::Scalar(Scalar::I64) && is_written {
+                let at = first_write(&self.f.body, v).unwrap_or(var.span);
+                return Err(Diagnostic::error(at, format!("the integer `{}` ({from}) is assigned", var.name))
+                    .with_help("integer state is a size for adjc and must be an input; assign a local copy"));
+            }
+            let out = !var.ty.is_array() && first_use_is_assignment(&self.f.body, v);
+            let (intent, doc) = match (is_written, out) {
+                (true, true) => (Intent::Out, "output"),
+                (true, false) => (Intent::InOut, "input, updated in place"),
+                _ => (Intent::In, "input"),
+            };
+            params.push(Param { var: v, intent, doc: format!("{doc} ({from})") });
+        }
+        Ok(params)
     }
 }
 

@@ -33,12 +33,15 @@
 //! `minval`, `dot_product`, `matmul` (library calls where `blas` can, else loops),
 //! `transpose`, `size`, `merge`, `huge`, `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
+//! COMMON members and module variables the routine uses become extra parameters (`state`).
+//! `if (lhook) call dr_hook(...)` is left out whole.
+//!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
-//! array-valued functions as the entry, module variables (only their constants).
+//! `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
+//! array-valued functions as the entry, allocatable module variables.
 
 pub mod ast;
 mod blas;
@@ -53,6 +56,7 @@ mod parse;
 mod returns;
 mod scan;
 mod source;
+mod state;
 mod stmt;
 mod syntax;
 
@@ -62,6 +66,7 @@ pub use load::{
 };
 use source::Assembled;
 pub use source::{FortranSource, IncludeResolver, SourceError};
+pub use state::{CommonLayout, CommonMember, FortranState, Origin, StateParam};
 
 /// Options of the Fortran frontend.
 #[derive(Clone, Debug, Default)]
@@ -101,6 +106,17 @@ pub fn lower_fortran_sources(
     opts: &FortranOptions,
     include: &IncludeResolver,
 ) -> Result<Module, SourceError> {
+    lower_fortran_sources_with_state(sources, opts, include).map(|(m, _)| m)
+}
+
+/// [`lower_fortran_sources`], and the routine's state: the parameters that stand for
+/// COMMON members and module variables, and the layout of its COMMON blocks (what a
+/// Fortran program calling the original routine must declare).
+pub fn lower_fortran_sources_with_state(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<(Module, FortranState), SourceError> {
     let asm = std::sync::Arc::new(source::assemble(sources, include)?);
     let (asm_w, entry) = (asm.clone(), opts.entry.clone());
     let worker = std::thread::Builder::new()
@@ -115,15 +131,15 @@ pub fn lower_fortran_sources(
         },
         Err(_) => lower_here(&asm, opts.entry.as_deref()),
     };
-    let (mut f, file) = result.map_err(|d| asm.locate(d))?;
+    let ((mut f, state), file) = result.map_err(|d| asm.locate(d))?;
     asm.remap_function(&mut f, file);
     let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
     let source = given.unwrap_or_else(|| asm.files[file].text());
-    Ok(Module { file: asm.files[file].name.clone(), source, functions: vec![f] })
+    Ok((Module { file: asm.files[file].name.clone(), source, functions: vec![f] }, state))
 }
 
 /// The entry's function (spans into the assembled text) and the index of its file.
-fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function, usize), Diagnostic> {
+fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<((adjc_ir::Function, FortranState), usize), Diagnostic> {
     let source = asm.text.as_str();
     let main = asm.source_files.first().copied().unwrap_or(0);
     let main_name = asm.files.get(main).map(|f| f.name.as_str()).unwrap_or("");
@@ -157,7 +173,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
             .or(unit.procs.last())
             .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };
-    let mut f = lower::lower_proc(source, &unit, entry)?;
+    let (mut f, state) = lower::lower_proc(source, &unit, entry)?;
     // Every index inside its declared bounds: checked on entry, or an error when it never is.
     let checks = crate::bounds::index_checks(&f)?;
     for c in checks {
@@ -175,5 +191,5 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
         )
         .with_help("please report this together with the source file"));
     }
-    Ok((f, file_of(entry).unwrap_or(main)))
+    Ok(((f, state), file_of(entry).unwrap_or(main)))
 }

@@ -45,14 +45,16 @@ impl<'s, 't> Lowerer<'s, 't> {
             S::Do(d) => self.do_loop(d),
             // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
             S::Label(_) => Ok(()),
+            S::If(b) if only_hooks(b) => self.leave_out_guarded_hooks(n, b),
             S::If(b) => self.if_stmt(n, b),
             S::Call { name, args } => {
+                // Hooks are left out even when the files define them (a `yomhook` stub).
+                if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()) {
+                    return self.leave_out(n, name, args);
+                }
                 if let Some(proc) = self.unit.find(name).filter(|p| p.kind == ProcKind::Subroutine) {
                     self.inline_call(n.span, proc, args, None)?;
                     return Ok(());
-                }
-                if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()) {
-                    return self.leave_out(n, name, args);
                 }
                 let help = if self.unit.find(name).is_some() {
                     "inline the subroutine body into the kernel"
@@ -532,6 +534,34 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(())
     }
 
+    /// `if (lhook) call dr_hook(...)` (IFS/ecRad): an `if` whose branches only call timers
+    /// or profiling hooks is left out whole; its condition (a module logical, whatever its
+    /// declaration) is not evaluated.
+    fn leave_out_guarded_hooks(&mut self, n: &'t AStmt, b: &'t ast::IfBlock) -> R<()> {
+        let bodies = std::iter::once(&b.then_body).chain(b.clauses.iter().map(|c| match c {
+            ast::ElseClause::ElseIf { body, .. } | ast::ElseClause::Else { body, .. } => body,
+        }));
+        for s in bodies.flatten() {
+            if let S::Call { name, args } = &s.kind {
+                for a in args {
+                    let target = match &a.kind {
+                        AKind::Keyword { value, .. } => &**value,
+                        _ => a,
+                    };
+                    if let (AKind::Name(_), Ok(Binding::Var(v))) = (&target.kind, self.lookup(target)) {
+                        self.left_out.push((v, name.to_string(), self.sp(s)));
+                    }
+                }
+            }
+        }
+        self.f.notes.push(format!(
+            "line {}: `{}` left out (profiling hook, not part of the math)",
+            self.span.line,
+            self.text(n).lines().next().unwrap_or("").trim()
+        ));
+        Ok(())
+    }
+
     /// `do concurrent (i = a:b[:s], j = ...)`: a nest of loops, outermost first (the
     /// parallelizer turns independent ones into maps).
     fn do_concurrent(&mut self, d: &'t ast::DoLoop, conc: Span, items: &'t [ast::ConcurrentItem]) -> R<()> {
@@ -704,6 +734,19 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 }
 
+/// Whether every branch of `b` holds only calls of timers and hooks (and labels or
+/// `continue`), and at least one such call.
+fn only_hooks(b: &ast::IfBlock) -> bool {
+    let bodies: Vec<&Vec<AStmt>> = std::iter::once(&b.then_body)
+        .chain(b.clauses.iter().map(|c| match c {
+            ast::ElseClause::ElseIf { body, .. } | ast::ElseClause::Else { body, .. } => body,
+        }))
+        .collect();
+    let hook = |s: &AStmt| matches!(&s.kind, S::Call { name, .. } if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()));
+    let quiet = |s: &AStmt| hook(s) || matches!(s.kind, S::Continue | S::Label(_));
+    bodies.iter().any(|b| b.iter().any(hook)) && bodies.iter().all(|b| b.iter().all(quiet))
+}
+
 /// Calls that measure or trace the run and do not change the math.
-const TIMERS_AND_HOOKS: [&str; 6] =
-    ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop"];
+const TIMERS_AND_HOOKS: [&str; 8] =
+    ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop", "timer_clear", "timer_read"];
