@@ -325,3 +325,23 @@ fn f77_declaration_statements() {
     expect_help(&sub("  y = x(1)\n  parameter (z = 2.0d0)\n"), "a `parameter` statement after an executable", 7, 3);
     expect_help(&sub("  y = x(1)\n  dimension z(3)\n"), "a declaration after an executable statement", 7, 3);
 }
+
+#[test]
+fn data_statements_give_locals_constant_values() {
+    let assigned = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n), c\n  data c /2d0/\n  c = 3d0\n  x = c * x\nend subroutine\n";
+    expect_help(assigned, "`c` is assigned here but has an initial value", 5, 3);
+    let dummy = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n)\n  data x /1d0/\nend subroutine\n";
+    expect_help(dummy, "`x` in a `data` statement is not a local variable", 4, 8);
+    let subscript = "subroutine k(n, x)\n  integer :: n, i\n  real(8) :: x(n), w(3)\n  data w(i) /1d0/\n  x = w(1) * x\nend subroutine\n";
+    expect_help(subscript, "a subscript in a `data` statement must be a constant", 4, 10);
+    let count = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n), w(3)\n  data w /1d0, 2d0/\n  x = w(1) * x\nend subroutine\n";
+    expect(count, "this `data` group has 3 object element(s) but 2 value(s)", 4, 8);
+}
+
+#[test]
+fn statement_functions_are_inlined_or_reported() {
+    let recursive = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n), f, a\n  f(a) = f(a) + 1d0\n  x(1) = f(x(1))\nend subroutine\n";
+    expect(recursive, "the statement function `f` calls itself", 4, 10);
+    let args = "subroutine k(n, x)\n  integer :: n\n  real(8) :: x(n), f, a\n  f(a) = 2d0 * a\n  x(1) = f(x(1), x(2))\nend subroutine\n";
+    expect(args, "this statement function takes 1 argument(s), 2 are given", 5, 10);
+}

@@ -371,6 +371,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(self.err(n, "this expression is not supported"));
         }
         let name = self.text(&**callee).to_ascii_lowercase();
+        if let Some(sf) = self.stmt_fns.get(&name).cloned() {
+            return self.call_stmt_fn(n, sf, args, el);
+        }
         let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
         if local {
             return match self.lookup(callee)? {
@@ -497,6 +500,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             AKind::Call { callee, args } => {
                 let name = self.text(&**callee).to_ascii_lowercase();
+                if self.stmt_fns.contains_key(&name) {
+                    return Ok(None);
+                }
                 let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
                 if local {
                     if let Binding::Var(v) = self.lookup(callee)? {

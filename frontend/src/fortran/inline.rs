@@ -54,6 +54,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
+        let saved_stmt_fns = std::mem::take(&mut self.stmt_fns);
         let saved_span = self.span;
         self.inline_depth += 1;
         let r = self.inline_body(n, proc, &spec, args, actuals);
@@ -63,6 +64,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
+        self.stmt_fns = saved_stmt_fns;
         r
     }
 
@@ -187,7 +189,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             ProcKind::Subroutine => None,
         };
         self.declare_locals(spec, Vec::new())?;
-        self.body_with_returns(spec.stmts)?;
+        let stmts = self.statement_functions(spec, spec.stmts)?;
+        self.body_with_returns(stmts)?;
         Ok(result)
     }
 }

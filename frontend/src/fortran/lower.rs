@@ -67,6 +67,10 @@ pub struct Lowerer<'s, 't> {
     pub initialised: Vec<(VarId, Span, bool)>,
     /// COMMON members and module variables met so far (`state`).
     pub state: super::state::StateVars,
+    /// The statement functions of the procedure being lowered (`stmt_fn`), and those
+    /// being expanded (a statement function cannot call itself).
+    pub stmt_fns: BTreeMap<String, super::stmt_fn::StmtFn<'t>>,
+    pub stmt_fns_active: Vec<String>,
 }
 
 /// The header and specification part of a procedure.
@@ -86,6 +90,8 @@ pub struct Spec<'t> {
     pub commons: Vec<super::state::CommonDecl>,
     /// The modules named in `use` statements (lower case).
     pub uses: Vec<String>,
+    /// The groups of the `data` statements, in order.
+    pub data: Vec<&'t ast::DataSet>,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -129,6 +135,8 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         left_out: Vec::new(),
         initialised: Vec::new(),
         state: Default::default(),
+        stmt_fns: BTreeMap::new(),
+        stmt_fns_active: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;
@@ -182,6 +190,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut parameters = Vec::new();
         let mut commons = Vec::new();
         let mut uses = Vec::new();
+        let mut data = Vec::new();
         for item in &p.spec {
             let n = item.span;
             match &item.kind {
@@ -219,11 +228,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         .err(n, "`equivalence` is not supported")
                         .with_help("use separate variables; adjc must know which storage each name refers to"))
                 }
-                SpecKind::Data(_) => {
-                    return Err(self
-                        .err(n, "`data` statements are not supported")
-                        .with_help("use `parameter` constants or assignments"))
-                }
+                SpecKind::Data(sets) => data.extend(sets.iter()),
                 SpecKind::Include => {
                     return Err(self
                         .err(n, "`include` is not supported yet")
@@ -268,6 +273,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             pure: p.pure,
             commons,
             uses,
+            data,
         })
     }
 
@@ -335,7 +341,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             self.ret = Some(self.declare_result(proc, &spec, name, VarRole::Return)?);
         }
         self.declare_locals(&spec, array_syms)?;
-        Ok(spec.stmts)
+        self.statement_functions(&spec, spec.stmts)
     }
 
     /// The result variable of a function, bound to its result name.
@@ -421,7 +427,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         for (id, sym) in with_init {
             self.initialise(id, &sym)?;
         }
-        Ok(())
+        self.data_statements(spec)
     }
 
     /// Gives a local its declared initial value (`real(8) :: c = 2.0_8`,
@@ -562,7 +568,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// A symbol for an undeclared name, typed by the implicit rules (i-n integer, else real).
-    fn implicit_sym(&self, name: &str, span: Span) -> R<decl::Sym<'t>> {
+    pub fn implicit_sym(&self, name: &str, span: Span) -> R<decl::Sym<'t>> {
         if self.implicit_none {
             return Err(Diagnostic::error(span, format!("`{name}` has no type declaration"))
                 .with_help(format!("declare it, e.g. `real(8) :: {name}` (the procedure has `implicit none`)")));

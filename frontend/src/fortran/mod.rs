@@ -45,6 +45,7 @@
 
 pub mod ast;
 mod blas;
+mod data;
 mod decl;
 mod expr;
 mod fixed;
@@ -58,6 +59,7 @@ mod scan;
 mod source;
 mod state;
 mod stmt;
+mod stmt_fn;
 mod syntax;
 
 use adjc_ir::{Diagnostic, Module, Span};

@@ -208,7 +208,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.section_assign(var, &subs, rhs, mask)
     }
 
-    fn convert(&self, n: &'t AExpr, value: Expr, to: Scalar) -> R<Expr> {
+    pub fn convert(&self, n: &'t AExpr, value: Expr, to: Scalar) -> R<Expr> {
         if (value.ty == Scalar::Bool) != (to == Scalar::Bool) {
             return Err(self.err(n, format!("cannot assign a {} value to a {} variable", value.ty, to)));
         }
