@@ -72,7 +72,7 @@ fn fortran_errors_have_location_caret_and_exit_code_2() {
     let out = adjc(&["transpile", src.to_str().unwrap(), "-o", out_dir.to_str().unwrap()]);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
-    assert!(t.contains("bad.f90:4:3: error: `goto` is not supported"), "{t}");
+    assert!(t.contains("bad.f90:4:3: error: this `goto 10` is not supported"), "{t}");
     assert!(t.contains('^') && t.contains("help:"), "{t}");
     assert!(!out_dir.exists(), "output written despite the error");
     let _ = std::fs::remove_dir_all(&dir);

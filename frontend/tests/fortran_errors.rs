@@ -30,7 +30,27 @@ fn expect_help(src: &str, msg: &str, line: u32, col: u32) {
 
 #[test]
 fn control_flow_that_is_not_structured() {
-    expect_help(&sub("  goto 10\n"), "`goto` is not supported", 6, 3);
+    expect_help(&sub("  goto 10\n"), "this `goto 10` is not supported", 6, 3);
+    // A backward goto is a loop; a goto out of a `do` loop a data-dependent exit.
+    expect_help(&sub("10 y = y * 2\n  if (y < 1) goto 10\n"), "a backward `goto 10` (a loop) is not supported", 7, 14);
+    expect_help(
+        &sub("  do i = 1, n\n    if (x(i) > 0) goto 10\n  end do\n10 continue\n"),
+        "this `goto 10` is not supported",
+        7,
+        19,
+    );
+    expect_help(
+        &sub("  if (y > 0) goto 10\n  y = 1\n  if (y > 2) return\n10 continue\n"),
+        "a `return` or `goto` between a `goto 10` and its label",
+        8,
+        3,
+    );
+    expect_help(
+        &sub("  goto (10, 20) n\n10 continue\n20 continue\n"),
+        "computed and assigned `goto` are not supported",
+        6,
+        3,
+    );
     expect_help(&sub("  do i = 1, n\n    exit\n  end do\n"), "`exit` is not supported", 7, 5);
     expect_help(&sub("  do i = 1, n\n    cycle\n  end do\n"), "`cycle` is not supported", 7, 5);
     expect_help(&sub("  do while (y > 0)\n    y = y - 1\n  end do\n"), "`do while` loops are not supported", 6, 3);
@@ -135,7 +155,7 @@ fn fixed_form_column_rules() {
     let d = fixed_err(
         "c comment\n      subroutine k(x)\n      real*8 x\n      x = 1\n     &    + y\n      goto 10\n      end\n",
     );
-    assert!(d.message.contains("`goto` is not supported"), "{}", d.message);
+    assert!(d.message.contains("`goto 10` is not supported"), "{}", d.message);
     assert_eq!((d.span.line, d.span.col), (6, 7));
     let d = lower_err("#define N 10\nsubroutine k(x)\nend subroutine\n");
     assert!(d.message.contains("preprocessor"), "{}", d.message);

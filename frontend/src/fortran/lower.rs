@@ -71,6 +71,8 @@ pub struct Lowerer<'s, 't> {
     /// being expanded (a statement function cannot call itself).
     pub stmt_fns: BTreeMap<String, super::stmt_fn::StmtFn<'t>>,
     pub stmt_fns_active: Vec<String>,
+    /// Statement labels lowered so far (a `goto` to one of them jumps backwards).
+    pub labels_seen: BTreeSet<String>,
 }
 
 /// The header and specification part of a procedure.
@@ -137,6 +139,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         state: Default::default(),
         stmt_fns: BTreeMap::new(),
         stmt_fns_active: Vec::new(),
+        labels_seen: BTreeSet::new(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;

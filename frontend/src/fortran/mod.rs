@@ -34,13 +34,14 @@
 //! `transpose`, `size`, `merge`, `huge`, `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
 //! COMMON members and module variables the routine uses become extra parameters (`state`).
-//! `if (lhook) call dr_hook(...)` is left out whole.
+//! `if (lhook) call dr_hook(...)` is left out whole. Forward `goto`s are structured exits
+//! (`returns`); `data` statements (`data`), statement functions (`stmt_fn`).
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
+//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
 //! array-valued functions as the entry, allocatable module variables.
 
 pub mod ast;

@@ -410,6 +410,8 @@ impl<'s> Parser<'s> {
                     "exit" => StmtKind::Exit,
                     "cycle" => StmtKind::Cycle,
                     "return" => StmtKind::Return,
+                    // A computed `goto (10, 20) k` lists several labels: `None`.
+                    w if w.starts_with("goto") && self.text(n).contains('(') => StmtKind::Goto { label: None },
                     w if w.starts_with("goto") => {
                         let label = named(n)
                             .into_iter()
@@ -542,8 +544,9 @@ impl<'s> Parser<'s> {
         for s in kids.iter().skip(1) {
             match s.kind() {
                 "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                // `10 continue`: the label too (a `goto 10` in the body skips to it).
                 "end_do_label_loop_statement" => {
-                    for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
+                    for t in named(*s) {
                         body.push(self.stmt(t));
                     }
                 }

@@ -43,8 +43,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                 r
             }
             S::Do(d) => self.do_loop(d),
-            // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
-            S::Label(_) => Ok(()),
+            // Labels only matter to `goto` (`returns`) and labelled `do` (handled there).
+            S::Label(l) => {
+                self.labels_seen.insert(l.clone());
+                Ok(())
+            }
             S::If(b) if only_hooks(b) => self.leave_out_guarded_hooks(n, b),
             S::If(b) => self.if_stmt(n, b),
             S::Call { name, args } => {
@@ -83,9 +86,23 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "a `return` here (inside `select case` or `where`) is",
                 "use an `if` block for the early return",
             ),
-            S::Goto { .. } => {
-                unsupported(self, "`goto` is", "rewrite the control flow with `do` loops and `if` blocks")
-            }
+            S::Goto { label: Some(l) } if self.labels_seen.contains(l) => unsupported(
+                self,
+                &format!("a backward `goto {l}` (a loop) is"),
+                "write the loop as a `do` loop with a trip count computed before it (`do while` is not supported yet)",
+            ),
+            S::Goto { label: Some(l) } => unsupported(
+                self,
+                &format!("this `goto {l}` is"),
+                "adjc lowers a forward `goto` to a label later in the same statement list (or an enclosing one, \
+                 outside `do` loops); a jump out of a `do` loop, into a block or across another jump's label is not \
+                 supported: restructure with `if` blocks",
+            ),
+            S::Goto { label: None } => unsupported(
+                self,
+                "computed and assigned `goto` are",
+                "rewrite the control flow with `select case` and `if` blocks",
+            ),
             S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
             S::Io { kind: ast::IoKind::Print | ast::IoKind::Write, data } if data.is_empty() => {
                 self.f.notes.push(format!(
@@ -427,10 +444,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// Lowers `stmts` in order into the current block.
     fn block_stmts(&mut self, stmts: &'t [AStmt]) -> R<()> {
-        for s in stmts {
-            self.stmt(s)?;
-        }
-        Ok(())
+        // Forward `goto`s to labels of the list are structured exits (`returns`).
+        self.stmts_with_gotos(stmts)
     }
 
     /// `where (mask) ... [elsewhere ...] end where` and the one-line form: every
