@@ -220,6 +220,10 @@ pub struct TranspileArgs {
     /// elements (one pass; `autodiff/src/fuse.rs`). Off by default: no gain measured yet.
     #[arg(long)]
     pub fuse_sweeps: bool,
+    /// Fortran: keep the source's spelling of names in the C (`RELAX_b`) instead of lower
+    /// case (`relax_b`, as gfortran names symbols).
+    #[arg(long)]
+    pub keep_case: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).

@@ -69,7 +69,9 @@ impl Pipeline {
         let parallel = self.parallelize(&sequential, &src)?;
         let (primal, ad_opts, laid_out) = self.reverse(parallel, sequential, &src)?;
         let planning = Planning { primal: &primal, ad_opts: &ad_opts, laid_out, file: &src.file, text: &src.text };
-        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &self.options.sizes, planning)?;
+        let sizes: std::collections::BTreeMap<String, i64> =
+            self.options.sizes.iter().map(|(k, v)| (self.source_name(&primal, k), *v)).collect();
+        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &sizes, planning)?;
         // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
         // without atomics (validated below).
         adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
@@ -165,7 +167,7 @@ impl Pipeline {
                         (vec![source], Vec::new(), Vec::new())
                     }
                 };
-                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false };
+                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false, keep_case: o.keep_case };
                 let dirs = o.include_dirs.clone();
                 // Every `include` file found, for the dependency list.
                 let included = std::cell::RefCell::new(Vec::<PathBuf>::new());
@@ -193,6 +195,20 @@ impl Pipeline {
         Ok((module, paths, read, state))
     }
 
+    /// A name the user gave (`--wrt X`, `--sizes N=8`) as the function's variable it means:
+    /// Fortran is case-insensitive, so `x` names `X` (and, as the C is lower case by
+    /// default, `X` names `x`). Python names and names that match nothing stay as given.
+    fn source_name(&self, f: &Function, given: &str) -> String {
+        if self.options.language().ok() != Some(Language::Fortran) {
+            return given.to_string();
+        }
+        crate::fortran_name(f, given)
+    }
+
+    fn source_names(&self, f: &Function, given: &[String]) -> Vec<String> {
+        given.iter().map(|g| self.source_name(f, g)).collect()
+    }
+
     /// The source files given (none for text).
     fn paths(&self) -> Vec<PathBuf> {
         match &self.options.input {
@@ -216,8 +232,8 @@ impl Pipeline {
     fn ad_options(&self, f: &Function) -> Result<AdOptions, Diagnostic> {
         let o = &self.options;
         Ok(AdOptions {
-            wrt: o.wrt.clone(),
-            of: o.of.clone(),
+            wrt: o.wrt.as_ref().map(|names| self.source_names(f, names)),
+            of: o.of.as_ref().map(|names| self.source_names(f, names)),
             checkpoints: crate::checkpoint_flag::resolve(f, &o.checkpoints)?,
             // A memory plan starts from the adjoint that tapes everything, loop arrays
             // included, and chooses which of them to recompute.

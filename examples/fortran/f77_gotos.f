@@ -2,7 +2,7 @@ c     Forward GOTOs as F77 codes write them: a jump to the terminal
 c     CONTINUE of a DO loop skips the rest of the iteration, a jump out of
 c     an IF block skips what follows, and a jump to the end of the
 c     routine is an early exit. adjc lowers them to structured IFs.
-! adjc check: --sizes N=9
+! adjc check: --sizes n=9
       SUBROUTINE CLIP_FLUX(N, U, F, FMAX, S)
       IMPLICIT NONE
       INTEGER N, I

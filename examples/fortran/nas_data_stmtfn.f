@@ -3,7 +3,7 @@ c     weights of a smoother their values (a local that is never assigned:
 c     a constant), and statement functions as IFS's fcttre.func.h defines
 c     them (FOEEW-style, before the first executable statement) are
 c     inlined where they are used.
-! adjc check: --sizes N=9 --init T=uniform(250,300)
+! adjc check: --sizes n=9 --init t=uniform(250,300) --wrt T,q --of es,Q
       SUBROUTINE SMOOTH_SAT(N, T, Q, ES)
       IMPLICIT NONE
       INTEGER N, I, K

@@ -81,9 +81,12 @@ fn storage_association_and_pointers() {
 
 #[test]
 fn io_derived_types_and_calls() {
-    expect_help(&sub("  print *, y\n"), "input/output statements are not supported", 6, 3);
-    expect_help(&sub("  write(*,*) x(1)\n"), "input/output statements are not supported", 6, 3);
-    expect_help(&sub("  read(5,*) y\n"), "input/output statements are not supported", 6, 3);
+    // Output statements are left out (they change no value); input and status are errors.
+    expect_help(&sub("  read(5,*) y\n"), "`read` statements are not supported", 6, 3);
+    expect_help(&sub("  write(*,*,iostat=i) y\n  y = i\n"), "this input/output statement is not supported", 6, 3);
+    expect_help(&sub("  inquire(unit=6, opened=z)\n"), "this input/output statement is not supported", 6, 3);
+    let text = "subroutine k(n, s, x)\n  integer :: n\n  character(len=*) :: s\n  real(8) :: x(n)\n  x(1) = len(s)\nend subroutine\n";
+    expect_help(text, "`s` is a character variable, used here in the computation", 5, 14);
     let ty = "subroutine k(p)\n  type(point) :: p\nend subroutine\n";
     expect_help(ty, "derived types are not supported", 2, 3);
     expect_help(&sub("  call helper(y)\n"), "`call helper` is not supported", 6, 3);
@@ -134,7 +137,7 @@ fn syntax_errors_and_empty_files() {
 }
 
 fn fixed_err(src: &str) -> adjc_ir::Diagnostic {
-    let opts = adjc_frontend::FortranOptions { entry: None, fixed_form: true };
+    let opts = adjc_frontend::FortranOptions { fixed_form: true, ..Default::default() };
     match adjc_frontend::lower_fortran("test.f", src, &opts) {
         Ok(_) => panic!("expected an error for:\n{src}"),
         Err(d) => d,
@@ -165,7 +168,7 @@ fn fixed_form_column_rules() {
 #[test]
 fn fixed_form_lowers_with_labels_and_continuations() {
     let src = "c     scale\n      subroutine k(n, x)\n      integer n, i\n      real*8 x(n)\n      do 10 i = 1, n\n         x(i) = 2.0d0 *\n     &          x(i)\n   10 continue\n      end\n";
-    let opts = adjc_frontend::FortranOptions { entry: None, fixed_form: true };
+    let opts = adjc_frontend::FortranOptions { fixed_form: true, ..Default::default() };
     let m =
         adjc_frontend::lower_fortran("test.f", src, &opts).unwrap_or_else(|d| panic!("{}", d.render("test.f", src)));
     assert_eq!(m.source, src, "the module keeps the original text for source comments");
@@ -229,7 +232,13 @@ fn left_out_calls_must_not_feed_the_math() {
     expect_help(src, "`t0` is set by `call cpu_time`, which adjc leaves out", 3, 3);
     let out_arg = "subroutine k(x, t)\n  real(8) :: x, t\n  call cpu_time(t)\n  x = 2 * x\nend subroutine\n";
     expect_help(out_arg, "`t` is set by `call cpu_time`", 3, 3);
-    expect_help(&sub("  print *, 'y =', y\n"), "input/output statements are not supported", 6, 3);
+    // Output is left out, with a note: it changes no value.
+    let m = fortran_common::lower(&sub("  print *, 'y =', y\n  y = 2 * y\n"));
+    assert!(
+        m.functions[0].notes.iter().any(|n| n.contains("left out (output: it changes no value)")),
+        "{:?}",
+        m.functions[0].notes
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@ fn check(src: &str) {
 }
 
 fn check_form(src: &str, fixed_form: bool) {
-    match lower_fortran("fuzz.f90", src, &FortranOptions { entry: None, fixed_form }) {
+    match lower_fortran("fuzz.f90", src, &FortranOptions { fixed_form, ..Default::default() }) {
         Ok(m) => {
             for f in &m.functions {
                 if let Err(e) = adjc_ir::validate::validate(f) {

@@ -81,7 +81,8 @@ example_snapshot!(
     nas_rhs,
     scale_optical_depth,
     nas_data_stmtfn,
-    f77_gotos
+    f77_gotos,
+    radiation_diag
 );
 
 #[test]
@@ -91,5 +92,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 38, "add the new example to example_snapshot! above");
+    assert_eq!(n, 39, "add the new example to example_snapshot! above");
 }

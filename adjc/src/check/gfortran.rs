@@ -212,6 +212,10 @@ pub fn compare(
         let declare = !matches!(origin, Some(Origin::Module { .. }));
         params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output(), declare => declare });
     }
+    // The `character` dummies the C leaves out take a blank text.
+    for &k in &t.fortran_state.text_dummies {
+        args.insert(k.min(args.len()), "' '".to_string());
+    }
     let ctx = context! {
         kind => if returns.is_empty() { "subroutine" } else { "function" },
         routine => primal.name.clone(),

@@ -59,6 +59,12 @@ impl Sym<'_> {
 
 pub type Table<'t> = BTreeMap<String, Sym<'t>>;
 
+/// Whether `sym` is declared `character` (text: adjc leaves it out with the statements that
+/// use it).
+pub fn is_text(sym: &Sym) -> bool {
+    matches!(sym.ty, Some(TypeSpec::Intrinsic { base, .. }) if base.starts_with("character"))
+}
+
 fn unsupported(span: Span, what: &str, help: &str) -> Diagnostic {
     Diagnostic::error(span, format!("{what} not supported")).with_help(help.to_string())
 }

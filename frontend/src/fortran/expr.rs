@@ -131,6 +131,12 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(e)
     }
 
+    /// A `character` variable used where adjc needs a value.
+    pub fn text_error(&self, n: &'t AExpr) -> Diagnostic {
+        self.err(n, format!("`{}` is a character variable, used here in the computation", self.text(n)))
+            .with_help("adjc handles text only in statements it leaves out (`print`, `write`, profiling hooks); compute with numbers here")
+    }
+
     /// The meaning of a name; undeclared names get implicit types unless `implicit none`.
     pub fn lookup(&mut self, n: &'t AExpr) -> R<Binding> {
         let key = self.text(n).to_ascii_lowercase();
@@ -139,6 +145,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         if let Some(b) = self.names.get(&key) {
             return Ok(b.clone());
+        }
+        if self.text_names.contains(&key) {
+            return Err(self.text_error(n));
         }
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
@@ -373,6 +382,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         let name = self.text(&**callee).to_ascii_lowercase();
         if let Some(sf) = self.stmt_fns.get(&name).cloned() {
             return self.call_stmt_fn(n, sf, args, el);
+        }
+        if self.text_names.contains(&name) && !self.names.contains_key(&name) {
+            return Err(self.text_error(callee));
         }
         let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
         if local {

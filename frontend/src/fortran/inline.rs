@@ -47,6 +47,10 @@ impl<'s, 't> Lowerer<'s, 't> {
         // Actual arguments, evaluated in the caller's scope.
         let mut actuals = Vec::new();
         for (a, (name, _)) in args.iter().zip(&spec.dummies) {
+            if spec.local.get(name).is_some_and(super::decl::is_text) {
+                actuals.push(Actual::Text);
+                continue;
+            }
             let is_array = spec.local.get(name).is_some_and(|s| s.dims.is_some());
             actuals.push(self.actual(a, is_array, el)?);
         }
@@ -55,6 +59,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
         let saved_stmt_fns = std::mem::take(&mut self.stmt_fns);
+        let saved_text = std::mem::take(&mut self.text_names);
         let saved_span = self.span;
         self.inline_depth += 1;
         let r = self.inline_body(n, proc, &spec, args, actuals);
@@ -65,6 +70,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
         self.stmt_fns = saved_stmt_fns;
+        self.text_names = saved_text;
         r
     }
 
@@ -102,6 +108,10 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mut arrays: Vec<(Sym<'t>, VarId, &'t AExpr)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
+            if let Actual::Text = actual {
+                self.text_names.insert(name.clone());
+                continue;
+            }
             let sym = self.dummy_sym(spec, name, *span)?;
             let elem = self.scalar_type(&sym)?;
             let binding = match actual {
@@ -136,6 +146,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     Binding::Var(v)
                 }
+                Actual::Text => continue,
                 Actual::Value(e) if sym.dims.is_some() => {
                     let _ = e;
                     return Err(self.err(node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
@@ -231,6 +242,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 enum Actual {
     Var(VarId),
     Value(Expr),
+    /// The argument of a `character` dummy: not lowered (text).
+    Text,
 }
 
 fn same_expr(a: &Expr, b: &Expr) -> bool {

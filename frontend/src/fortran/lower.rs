@@ -73,6 +73,11 @@ pub struct Lowerer<'s, 't> {
     pub stmt_fns_active: Vec<String>,
     /// Statement labels lowered so far (a `goto` to one of them jumps backwards).
     pub labels_seen: BTreeSet<String>,
+    /// `character` variables and constants of the current scope (lower case): text, left
+    /// out with the statements that use it (output, hooks); any other use is an error.
+    pub text_names: BTreeSet<String>,
+    /// Positions of the entry's `character` dummies (they are not parameters of the C).
+    pub text_dummies: Vec<usize>,
 }
 
 /// The header and specification part of a procedure.
@@ -140,6 +145,8 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         stmt_fns: BTreeMap::new(),
         stmt_fns_active: Vec::new(),
         labels_seen: BTreeSet::new(),
+        text_names: BTreeSet::new(),
+        text_dummies: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;
@@ -302,10 +309,13 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter).cloned().collect();
+        self.text_names.extend(host.iter().filter(|(_, s)| decl::is_text(s)).map(|(k, _)| k.clone()));
+        self.text_names.extend(local.iter().filter(|(_, s)| decl::is_text(s)).map(|(k, _)| k.clone()));
+        let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter && !decl::is_text(s)).cloned().collect();
         self.define_constants(&host_params)?;
         self.host_vars = host.iter().filter(|(_, s)| !s.parameter).map(|(k, _)| k.clone()).collect();
-        let local_params: Vec<decl::Sym> = local.values().filter(|s| s.parameter).cloned().collect();
+        let local_params: Vec<decl::Sym> =
+            local.values().filter(|s| s.parameter && !decl::is_text(s)).cloned().collect();
         self.define_constants(&local_params)?;
         self.bind_module_vars(proc, spec)
     }
@@ -329,8 +339,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.define_all_constants(proc, &spec)?;
         // Dummies first (source order), then the function result, then locals.
         let mut array_syms: Vec<(VarId, decl::Sym<'t>)> = Vec::new();
-        for (name, span) in &spec.dummies {
+        for (k, (name, span)) in spec.dummies.iter().enumerate() {
             let sym = self.dummy_sym(&spec, name, *span)?;
+            if decl::is_text(&sym) {
+                // Text: used only by statements adjc leaves out (checked at each use).
+                self.text_dummies.push(k);
+                self.f
+                    .notes
+                    .push(format!("the character argument `{}` is not a parameter of the C (text only)", sym.name));
+                continue;
+            }
             let elem = self.scalar_type(&sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Param, sym.span);
             self.names.insert(name.clone(), Binding::Var(id));
@@ -388,7 +406,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
                     .with_help("assign it in the body"));
             }
-            if sym.parameter || self.names.contains_key(key) {
+            if sym.parameter || self.names.contains_key(key) || decl::is_text(sym) {
                 continue;
             }
             let elem = self.scalar_type(sym)?;

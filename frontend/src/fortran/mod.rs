@@ -34,15 +34,17 @@
 //! `transpose`, `size`, `merge`, `huge`, `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
 //! COMMON members and module variables the routine uses become extra parameters (`state`).
-//! `if (lhook) call dr_hook(...)` is left out whole. Forward `goto`s are structured exits
+//! `if (lhook) call dr_hook(...)` is left out whole, output statements and `character`
+//! variables too (text: any use in the computation is an error). Names are lower case
+//! unless `keep_case`. Forward `goto`s are structured exits
 //! (`returns`); `data` statements (`data`), statement functions (`stmt_fn`).
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
-//! array-valued functions as the entry, allocatable module variables.
+//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, derived types,
+//! array-valued functions as the entry, allocatable module variables, `read`.
 
 pub mod ast;
 mod blas;
@@ -78,6 +80,9 @@ pub struct FortranOptions {
     pub entry: Option<String>,
     /// Fixed-form source (`.f`, `.for`): converted to free form before parsing.
     pub fixed_form: bool,
+    /// Keep the source's spelling of names (`RELAX`) in the IR and the C; by default they
+    /// are lower case (`relax`, `relax_b`), as gfortran names its symbols.
+    pub keep_case: bool,
 }
 
 const STACK_SIZE: usize = 256 << 20;
@@ -134,11 +139,32 @@ pub fn lower_fortran_sources_with_state(
         },
         Err(_) => lower_here(&asm, opts.entry.as_deref()),
     };
-    let ((mut f, state), file) = result.map_err(|d| asm.locate(d))?;
+    let ((mut f, mut state), file) = result.map_err(|d| asm.locate(d))?;
     asm.remap_function(&mut f, file);
+    if !opts.keep_case {
+        lower_case_names(&mut f, &mut state);
+    }
     let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
     let source = given.unwrap_or_else(|| asm.files[file].text());
     Ok((Module { file: asm.files[file].name.clone(), source, functions: vec![f] }, state))
+}
+
+/// Fortran names are case-insensitive: the function and its variables are named in lower
+/// case (what gfortran's users expect of symbols: `relax_b`, not `RELAX_b`). No two
+/// variables differ only in case (all spellings of a Fortran name are one variable, and
+/// generated names avoid every source name whatever its case); variables with one name
+/// (the index variables of separate loops) keep sharing it.
+fn lower_case_names(f: &mut adjc_ir::Function, state: &mut FortranState) {
+    f.name = f.name.to_ascii_lowercase();
+    for v in f.vars.iter_mut() {
+        v.name = v.name.to_ascii_lowercase();
+    }
+    for p in state.params.iter_mut() {
+        p.name = p.name.to_ascii_lowercase();
+    }
+    for m in state.commons.iter_mut().flat_map(|c| c.members.iter_mut()) {
+        m.param = m.param.as_ref().map(|p| p.to_ascii_lowercase());
+    }
 }
 
 /// The entry's function (spans into the assembled text) and the index of its file.

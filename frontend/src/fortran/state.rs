@@ -75,6 +75,9 @@ pub struct CommonLayout {
 pub struct FortranState {
     pub params: Vec<StateParam>,
     pub commons: Vec<CommonLayout>,
+    /// Positions (0-based) of the routine's `character` dummies, which the C leaves out: a
+    /// Fortran caller of the original passes text there.
+    pub text_dummies: Vec<usize>,
 }
 
 impl FortranState {
@@ -381,7 +384,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .collect(),
             })
             .collect();
-        FortranState { params, commons }
+        FortranState { params, commons, text_dummies: self.text_dummies.clone() }
     }
 }
 

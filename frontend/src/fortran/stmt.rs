@@ -104,17 +104,26 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "rewrite the control flow with `select case` and `if` blocks",
             ),
             S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
-            S::Io { kind: ast::IoKind::Print | ast::IoKind::Write, data } if data.is_empty() => {
+            S::Io { kind, data } if output_only(*kind, self.text(n)) => {
+                let what = if data.is_empty() { "output of text only" } else { "output: it changes no value" };
                 self.f.notes.push(format!(
-                    "line {}: `{}` left out (output of text only)",
+                    "line {}: `{}` left out ({what})",
                     self.span.line,
-                    self.text(n).trim()
+                    self.text(n).lines().next().unwrap_or("").trim()
                 ));
                 Ok(())
             }
-            S::Io { .. } => {
-                unsupported(self, "input/output statements are", "remove I/O from the kernel (do it in the caller)")
-            }
+            S::Io { kind: ast::IoKind::Read, .. } => unsupported(
+                self,
+                "`read` statements are",
+                "a `read` sets variables from a file: read the data in the caller and pass it as arguments",
+            ),
+            S::Io { .. } => unsupported(
+                self,
+                "this input/output statement is",
+                "adjc leaves out output statements (`print`, `write`, `open`, `close`, `format`) that set no \
+                 variable; move `inquire` and statements with `iostat=`, `newunit=` or `iomsg=` to the caller",
+            ),
             S::Allocate(items) => self.allocate(items),
             // Local arrays are freed at the end of the function.
             S::Deallocate => Ok(()),
@@ -534,7 +543,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 AKind::Keyword { value, .. } => &**value,
                 _ => a,
             };
-            if let AKind::Name(_) = target.kind {
+            let text = self.text_names.contains(&self.text(target).to_ascii_lowercase());
+            if let (AKind::Name(_), false) = (&target.kind, text) {
                 // Undeclared under `implicit none` is an error even here (as in gfortran).
                 if let Binding::Var(v) = self.lookup(target)? {
                     self.left_out.push((v, name.to_string(), self.sp(n)));
@@ -746,6 +756,27 @@ impl<'s, 't> Lowerer<'s, 't> {
         let then_body = self.with_block(|lw| lw.block_stmts(body))?;
         let else_body = self.else_chain(rest)?;
         Ok(vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, span)])
+    }
+}
+
+/// Whether an input/output statement only writes out (changes no variable of the kernel):
+/// `print`, `write`, `open`, `close`, `rewind`, `flush`, `format`, without the specifiers
+/// that set a variable (`iostat=`, `newunit=`, `iomsg=`, `size=`). Leaving it out cannot
+/// change a value or a derivative.
+fn output_only(kind: ast::IoKind, text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    let sets = ["iostat", "newunit", "iomsg", "size"].iter().any(|k| {
+        t.match_indices(k).any(|(i, _)| {
+            let before = t[..i].chars().next_back().is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+            let after = t[i + k.len()..].trim_start();
+            before && after.starts_with('=') && !after.starts_with("==")
+        })
+    });
+    let word: String = t.trim_start().chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    match kind {
+        ast::IoKind::Print | ast::IoKind::Write => !sets,
+        ast::IoKind::Read => false,
+        ast::IoKind::Other => !sets && matches!(word.as_str(), "open" | "close" | "rewind" | "flush" | "format"),
     }
 }
 
