@@ -258,6 +258,11 @@ pub struct CheckArgs {
     /// Compile the driver with -fopenmp.
     #[arg(long)]
     pub openmp: bool,
+    /// Fortran: routines without arguments that fill the COMMON blocks and module variables
+    /// of the kernel (NAS `set_constants`, `initialize`), run first (with gfortran): the
+    /// state they leave is the check's input for those parameters (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ROUTINE,...")]
+    pub setup: Vec<String>,
     /// Keep the build directory here instead of a temporary one.
     #[arg(long)]
     pub keep: Option<PathBuf>,

@@ -314,11 +314,11 @@ fn real_code_examples_c_snapshots() {
         let dir = root().join(&rel);
         let _ = std::fs::remove_dir_all(&dir);
         let mut args = vec!["transpile".to_string(), ex.path.clone(), "-o".into(), rel];
-        // The example's flags but the check's own (`--init`).
+        // The example's flags but the check's own (`--init`, `--setup`).
         let mut flags = ex.check_flags.iter();
         while let Some(f) = flags.next() {
             match f.as_str() {
-                "--init" => {
+                "--init" | "--setup" => {
                     flags.next();
                 }
                 _ => args.push(f.clone()),
@@ -334,4 +334,33 @@ fn real_code_examples_c_snapshots() {
             insta::assert_snapshot!(format!("fortran_{stem}.h"), h);
         });
     }
+}
+
+#[test]
+fn setup_routines_fill_common_before_the_check() {
+    let keep = std::env::temp_dir().join(format!("adjc-fsetup-{}", std::process::id()));
+    let src = root().join("examples/fortran/nas_rhs.f");
+    let out = adjc(&[
+        "check",
+        src.to_str().unwrap(),
+        "--wrt",
+        "fields_u,constants_dt",
+        "--setup",
+        "set_constants",
+        "--keep",
+        keep.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    if !have_gfortran() {
+        return;
+    }
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("forward vs gfortran: fields_rhs") && t.contains("check passed"), "{t}");
+    // The inputs of the check hold the constants set_constants stores in COMMON /constants/
+    // (dt, c1, c2 follow the three 12 x 10 arrays of /fields/), and its forcing.
+    let bytes = std::fs::read(keep.join("inputs.bin")).unwrap();
+    let x: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(&x[360..363], &[0.015, 1.4, 0.4], "dt, c1, c2");
+    assert_eq!(x[240 + 2 + 12 * 3], 0.01 * 3.0 - 0.02 * 4.0, "forcing(3, 4)");
+    let _ = std::fs::remove_dir_all(&keep);
 }

@@ -1,8 +1,25 @@
 c     The right-hand side of a NAS SP style solver: no arguments, the
 c     fields and constants in COMMON blocks of an include file. adjc
 c     passes the COMMON members the routine uses as parameters named
-c     <block>_<member>.
-! adjc check: --wrt fields_u,constants_dt --of fields_rhs
+c     <block>_<member>. `adjc check --setup set_constants` runs the
+c     setup routine first: the check starts from the constants and forcing
+c     it leaves in COMMON (u stays random).
+! adjc check: --wrt fields_u,constants_dt --of fields_rhs --setup set_constants
+      subroutine set_constants
+      implicit none
+      include 'sp_fields.h'
+      integer i, j
+      dt = 0.015d0
+      c1 = 1.4d0
+      c2 = 0.4d0
+      do j = 1, ny
+         do i = 1, nx
+            forcing(i,j) = 0.01d0 * dble(i) - 0.02d0 * dble(j)
+         end do
+      end do
+      return
+      end
+
       subroutine compute_rhs
       implicit none
       include 'sp_fields.h'

@@ -56,7 +56,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .err(o, format!("`{}` has no constant shape", self.text(name)))
                             .with_help(help));
                     };
-                    let count: i64 = ext.iter().map(|(_, e)| (*e).max(0)).product();
+                    let count: i64 = ext.iter().fold(1i64, |a, (_, e)| a.saturating_mul((*e).max(0)));
                     if count > MAX_DATA_VALUES {
                         return Err(self
                             .err(o, format!("`data` for all {count} elements of `{}`", self.text(name)))
@@ -67,7 +67,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         let index = ext
                             .iter()
                             .map(|&(lo, e)| {
-                                let i = lo + rest % e.max(1);
+                                let i = lo.saturating_add(rest % e.max(1));
                                 rest /= e.max(1);
                                 Expr::int(i)
                             })
@@ -105,7 +105,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             if !e.vars().is_empty() {
                 return Err(self.err(value, "a value in a `data` statement must be a constant"));
             }
-            if values.len() as i64 + n > MAX_DATA_VALUES {
+            if (values.len() as i64).saturating_add(n) > MAX_DATA_VALUES {
                 return Err(self
                     .err(set.span, "too many values in one `data` group")
                     .with_help("assign the values in the body"));

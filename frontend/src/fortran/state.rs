@@ -398,7 +398,7 @@ fn bounds(ty: &Type) -> String {
         .iter()
         .map(|d| {
             let lo = d.lower.as_int().unwrap_or(1);
-            let hi = lo + d.extent.as_int().unwrap_or(1) - 1;
+            let hi = lo.saturating_add(d.extent.as_int().unwrap_or(1)).saturating_sub(1);
             if lo == 1 {
                 hi.to_string()
             } else {
