@@ -20,16 +20,26 @@ c     it leaves in COMMON (u stays random).
       return
       end
 
+c     A helper declaring /constants/ itself, with names of its own: COMMON
+c     is storage association, so tstep, k1, k2 are dt, c1, c2.
+      double precision function damp(a)
+      implicit none
+      double precision a, tstep, k1, k2
+      common /constants/ tstep, k1, k2
+      damp = a / (1.0d0 + tstep * k2 * a * a)
+      return
+      end
+
       subroutine compute_rhs
       implicit none
       include 'sp_fields.h'
       integer i, j
-      double precision du
+      double precision du, damp
       do j = 2, ny - 1
          do i = 2, nx - 1
             du = u(i+1,j) - 2.0d0*u(i,j) + u(i-1,j)
             rhs(i,j) = forcing(i,j) - dt * (c1 * du
-     >               + c2 * u(i,j) * (u(i,j+1) - u(i,j-1)))
+     >               + c2 * damp(u(i,j)) * (u(i,j+1) - u(i,j-1)))
          end do
       end do
       return

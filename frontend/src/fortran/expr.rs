@@ -131,6 +131,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(e)
     }
 
+    /// `double precision damp` in a caller types the function `damp` of the files (F77): the
+    /// name is bound to an unused scalar local, but `damp(x)` calls the function.
+    pub fn typed_function(&self, name: &str) -> bool {
+        let scalar_local = matches!(self.names.get(name), Some(Binding::Var(v))
+            if self.f.var(*v).role == VarRole::Local && !self.f.var(*v).ty.is_array());
+        scalar_local
+            && !self.loops.iter().any(|(x, _)| x == name)
+            && self.unit.find(name).is_some_and(|p| p.kind == ProcKind::Function)
+    }
+
     /// A `character` variable used where adjc needs a value.
     pub fn text_error(&self, n: &'t AExpr) -> Diagnostic {
         self.err(n, format!("`{}` is a character variable, used here in the computation", self.text(n)))
@@ -386,7 +396,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         if self.text_names.contains(&name) && !self.names.contains_key(&name) {
             return Err(self.text_error(callee));
         }
-        let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+        let local = (self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name))
+            && !self.typed_function(&name);
         if local {
             return match self.lookup(callee)? {
                 Binding::Var(v) if self.f.var(v).ty.is_array() => self.element(n, v, args, el),
@@ -515,7 +526,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 if self.stmt_fns.contains_key(&name) {
                     return Ok(None);
                 }
-                let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+                let local = (self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name))
+                    && !self.typed_function(&name);
                 if local {
                     if let Binding::Var(v) = self.lookup(callee)? {
                         if self.f.var(v).ty.is_array() {
