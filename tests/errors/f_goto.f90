@@ -1,4 +1,4 @@
-! expect: 7:3: a backward `goto 10` (a loop) is not supported
+! expect: 7:21: a backward `goto 10` (a loop) is not supported
 subroutine k(n, x)
   integer :: n
   real(8) :: x(n)
