@@ -269,6 +269,10 @@ pub struct TranspileArgs {
     /// elements (one pass; `autodiff/src/fuse.rs`). Off by default: no gain measured yet.
     #[arg(long)]
     pub fuse_sweeps: bool,
+    /// Fortran: keep the source's spelling of names in the C (`RELAX_b`) instead of lower
+    /// case (`relax_b`, as gfortran names symbols).
+    #[arg(long)]
+    pub keep_case: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).
@@ -303,6 +307,11 @@ pub struct CheckArgs {
     /// Compile the driver with -fopenmp.
     #[arg(long)]
     pub openmp: bool,
+    /// Fortran: routines without arguments that fill the COMMON blocks and module variables
+    /// of the kernel (NAS `set_constants`, `initialize`), run first (with gfortran): the
+    /// state they leave is the check's input for those parameters (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ROUTINE,...")]
+    pub setup: Vec<String>,
     /// Keep the build directory here instead of a temporary one.
     #[arg(long)]
     pub keep: Option<PathBuf>,

@@ -35,6 +35,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         fuse_sweeps: args.fuse_sweeps,
         sizes: parse_sizes(&args.sizes)?,
         command_line: Some(command_line()),
+        keep_case: args.keep_case,
     })
 }
 

@@ -54,6 +54,9 @@ pub struct Transpiled {
     /// Fortran: how the routine's original dummy arguments reach the C parameters (a
     /// derived-type dummy is several); `None` for Python.
     pub fortran_bindings: Option<FortranBindings>,
+    /// Fortran: the parameters that stand for COMMON members and module variables, and
+    /// the COMMON layouts (empty for Python).
+    pub fortran_state: adjc_frontend::fortran::FortranState,
 }
 
 impl Transpiled {

@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use crate::output::FortranBindings;
 use adjc_autodiff::{AdOptions, Adjoint};
 use adjc_emit::EmitOptions;
-use adjc_frontend::fortran::{LoadOptions, Preprocessor};
+use adjc_frontend::fortran::{FortranState, LoadOptions, Preprocessor};
 use adjc_frontend::{FortranOptions, FortranSource, PythonOptions};
 use adjc_ir::{validate, Diagnostic, Function, Module};
 
@@ -62,7 +62,7 @@ impl Pipeline {
     /// Fortran, running the preprocessor); nothing is written.
     pub fn run(&self) -> Result<Transpiled, Error> {
         let stem = self.options.stem()?;
-        let (mut module, sources, dependencies, fortran_bindings) = self.frontend()?;
+        let (mut module, sources, dependencies, fortran_bindings, fortran_state) = self.frontend()?;
         let src = Source { file: module.file.clone(), text: module.source.clone() };
         let sequential = module.functions.first().cloned().ok_or_else(|| {
             src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
@@ -70,7 +70,9 @@ impl Pipeline {
         let parallel = self.parallelize(&sequential, &src)?;
         let (primal, ad_opts, laid_out) = self.reverse(parallel, sequential, &src)?;
         let planning = Planning { primal: &primal, ad_opts: &ad_opts, laid_out, file: &src.file, text: &src.text };
-        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &self.options.sizes, planning)?;
+        let sizes: std::collections::BTreeMap<String, i64> =
+            self.options.sizes.iter().map(|(k, v)| (self.source_name(&primal, k), *v)).collect();
+        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &sizes, planning)?;
         // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
         // without atomics (validated below).
         adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
@@ -119,16 +121,20 @@ impl Pipeline {
             memory,
             command_line,
             fortran_bindings,
+            fortran_state,
             input_hashes,
         })
     }
 
     /// Stage 1: the entry function as IR (validated), the source files given or found for
-    /// `use`, and every file read (those, `include` files, cpp `#include`s).
+    /// `use`, and every file read (those, `include` files, cpp `#include`s); for Fortran,
+    /// how the original dummies reach the parameters, and the routine's COMMON and module
+    /// state.
     #[allow(clippy::type_complexity)]
-    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>, Option<FortranBindings>), Error> {
+    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>, Option<FortranBindings>, FortranState), Error> {
         let o = &self.options;
         let language = o.language()?;
+        let mut state = FortranState::default();
         let (module, paths, read, bindings) = match language {
             Language::Python => {
                 let several = matches!(&o.input, Input::Files(f) if f.len() > 1);
@@ -177,7 +183,7 @@ impl Pipeline {
                         (vec![source], Vec::new(), Vec::new())
                     }
                 };
-                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false };
+                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false, keep_case: o.keep_case };
                 let dirs = o.include_dirs.clone();
                 // Every `include` file found, for the dependency list.
                 let included = std::cell::RefCell::new(Vec::<PathBuf>::new());
@@ -186,8 +192,10 @@ impl Pipeline {
                     included.borrow_mut().push(PathBuf::from(&found.0));
                     Ok(found)
                 };
-                let (module, bindings) = adjc_frontend::lower_fortran_bound(&inputs, &opts, &resolve)
+                let lowered = adjc_frontend::fortran::lower_fortran_full(&inputs, &opts, &resolve)
                     .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
+                let (module, bindings) = (lowered.module, lowered.bindings);
+                state = lowered.state;
                 let mut read = paths.clone();
                 for p in cpp_included.into_iter().chain(included.into_inner()) {
                     if !read.contains(&p) {
@@ -200,7 +208,21 @@ impl Pipeline {
         validate::validate_module(&module).map_err(|e| {
             Source { file: module.file.clone(), text: module.source.clone() }.invalid(Stage::Frontend, e)
         })?;
-        Ok((module, paths, read, bindings))
+        Ok((module, paths, read, bindings, state))
+    }
+
+    /// A name the user gave (`--wrt X`, `--sizes N=8`) as the function's variable it means:
+    /// Fortran is case-insensitive, so `x` names `X` (and, as the C is lower case by
+    /// default, `X` names `x`). Python names and names that match nothing stay as given.
+    fn source_name(&self, f: &Function, given: &str) -> String {
+        if self.options.language().ok() != Some(Language::Fortran) {
+            return given.to_string();
+        }
+        crate::fortran_name(f, given)
+    }
+
+    fn source_names(&self, f: &Function, given: &[String]) -> Vec<String> {
+        given.iter().map(|g| self.source_name(f, g)).collect()
     }
 
     /// The source files given (none for text).
@@ -226,8 +248,8 @@ impl Pipeline {
     fn ad_options(&self, f: &Function) -> Result<AdOptions, Diagnostic> {
         let o = &self.options;
         Ok(AdOptions {
-            wrt: o.wrt.clone(),
-            of: o.of.clone(),
+            wrt: o.wrt.as_ref().map(|names| self.source_names(f, names)),
+            of: o.of.as_ref().map(|names| self.source_names(f, names)),
             checkpoints: crate::checkpoint_flag::resolve(f, &o.checkpoints)?,
             // A memory plan starts from the adjoint that tapes everything, loop arrays
             // included, and chooses which of them to recompute.

@@ -81,11 +81,16 @@ end module
 #[test]
 fn case_insensitive_names_keep_their_spelling() {
     let src = "SUBROUTINE Scale(N, X)\n  IMPLICIT NONE\n  INTEGER N\n  REAL(8) X(N)\n  INTEGER I\n  DO I = 1, N\n    x(i) = 2 * X(I)\n  END DO\nEND SUBROUTINE\n";
-    let m = lower(src);
+    let m = lower_with(src, &FortranOptions { keep_case: true, ..Default::default() });
     let f = &m.functions[0];
     assert_eq!(f.name, "Scale");
     let out = run(f, &[("N", Data::i(3)), ("X", Data::arr(&[3], vec![1.0, 2.0, 3.0]))]);
     assert_close(&out["X"].floats(), &[2.0, 4.0, 6.0]);
+    // By default the names are lower case, as gfortran names symbols.
+    let f = &lower(src).functions[0];
+    assert_eq!(f.name, "scale");
+    let names: Vec<&str> = f.vars.iter().map(|v| v.name.as_str()).collect();
+    assert!(names.contains(&"n") && names.contains(&"x") && !names.contains(&"X"), "{names:?}");
 }
 
 #[test]
@@ -272,9 +277,9 @@ end subroutine
 fn entry_selection() {
     let src = "subroutine a(x)\n  real(8) x\n  x = 1\nend subroutine\nsubroutine b(y)\n  real(8) y\n  y = 2\nend subroutine\n";
     assert_eq!(lower(src).functions[0].name, "b");
-    let m = lower_with(src, &FortranOptions { entry: Some("A".into()), fixed_form: false });
+    let m = lower_with(src, &FortranOptions { entry: Some("A".into()), ..Default::default() });
     assert_eq!(m.functions[0].name, "a");
-    let d = lower_fortran("t.f90", src, &FortranOptions { entry: Some("c".into()), fixed_form: false }).unwrap_err();
+    let d = lower_fortran("t.f90", src, &FortranOptions { entry: Some("c".into()), ..Default::default() }).unwrap_err();
     assert!(d.message.contains("procedure `c` not found"), "{}", d.message);
     assert!(d.help.unwrap().contains("`a`, `b`"));
 }

@@ -20,6 +20,7 @@ fn example(name: &str) -> String {
         "heat_evolve" => &["heat_kinds", "heat_fields"],
         "column_flux" => &["heat_kinds", "column_types"],
         "layer_weights" => &["parkind1"],
+        "scale_optical_depth" => &["yomhook", "radiation_state"],
         _ => &[],
     };
     for m in modules {
@@ -83,7 +84,12 @@ example_snapshot!(
     heat_evolve,
     column_flux,
     layer_weights,
-    optional_args
+    optional_args,
+    nas_rhs,
+    scale_optical_depth,
+    nas_data_stmtfn,
+    f77_gotos,
+    radiation_diag
 );
 
 #[test]
@@ -93,5 +99,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 38, "add the new example to example_snapshot! above");
+    assert_eq!(n, 43, "add the new example to example_snapshot! above");
 }

@@ -28,21 +28,23 @@
 //! - derived types: [`TypeSpec::Derived`] in declarations, [`SpecKind::TypeDef`] and
 //!   [`ModuleItem::TypeDef`] with the component declarations, [`ExprKind::Component`] for
 //!   `a%b` (all rewritten away by `derived` before lowering);
-//! - COMMON blocks: [`SpecKind::Common`] (block name and members);
+//! - COMMON blocks: [`SpecKind::Common`] (block name and members; lowered by `state`);
 //! - `optional`: [`AttrKind::Optional`]; `present(x)` is an ordinary call;
 //! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`] (lowered by `returns`
-//!   outside loops), [`StmtKind::Goto`] (with its target label), [`StmtKind::Exit`],
+//!   outside loops), [`StmtKind::Goto`] (with its target label; forward ones lowered by
+//!   `returns`, a computed `goto` has none), [`StmtKind::Exit`],
 //!   [`StmtKind::Cycle`]; labels are [`StmtKind::Label`] statements;
 //! - `do while`: [`DoControl::While`] with its condition;
 //! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`] (lowered
 //!   by `constructor`);
-//! - F77 `DATA`: [`SpecKind::Data`]; the F77 `PARAMETER (...)` statement:
+//! - F77 `DATA`: [`SpecKind::Data`] (lowered by `data`); the F77 `PARAMETER (...)` statement:
 //!   [`SpecKind::Parameter`] in a procedure's specification part (lowered: it gives the
 //!   named variables their constant values), [`StmtKind::Parameter`] after the first
 //!   executable statement (an error);
 //! - statement functions (`f(x) = ...` before the first executable statement) parse as
 //!   assignments to a call-like left-hand side; telling them apart needs the declarations
-//!   (an undeclared `f` that is not an array), so it belongs to the start of lowering.
+//!   (an undeclared `f` that is not an array), so it belongs to the start of lowering
+//!   (`stmt_fn`).
 //! - F77 `DIMENSION x(n)` statements, and the other attribute statements (`save x`,
 //!   `intent(in) x`, ...): [`SpecKind::Attributes`], a [`Decl`] without a type whose bare
 //!   `dimension` attribute (`AttrKind::Dimension(None)`) leaves the shapes to the names.
@@ -193,12 +195,22 @@ pub enum SpecKind {
     /// `common /name/ a, b(n)`: one entry per block (`None`: blank common).
     Common(Vec<CommonBlock>),
     Equivalence,
-    /// F77 `data` (values not parsed yet).
-    Data,
+    /// F77 `data a, b(2) /1.0, 3*0.0/ ...`: one entry per object list and value list.
+    Data(Vec<DataSet>),
     Include,
     /// `type name ... end type`.
     TypeDef(TypeDef),
     Interface,
+}
+
+/// One `objects /values/` group of a `data` statement.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    pub span: Span,
+    /// Names, elements (`w(2)`) and implied-do lists (kept as parsed; lowering rejects them).
+    pub objects: Vec<Expr>,
+    /// Values with their repeat count (`3*0.0`: `Some(3)`, `0.0`).
+    pub values: Vec<(Option<Expr>, Expr)>,
 }
 
 #[derive(Clone, Debug)]

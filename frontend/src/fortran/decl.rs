@@ -36,6 +36,9 @@ pub struct Sym<'t> {
     pub save: bool,
     /// `optional`: a call may leave the argument out (`present(x)` says).
     pub optional: bool,
+    /// Member of a COMMON block: the block (lower case, `""` for blank COMMON) and the
+    /// position in it.
+    pub common: Option<(String, usize)>,
 }
 
 impl Sym<'_> {
@@ -52,11 +55,18 @@ impl Sym<'_> {
             allocatable: false,
             save: false,
             optional: false,
+            common: None,
         }
     }
 }
 
 pub type Table<'t> = BTreeMap<String, Sym<'t>>;
+
+/// Whether `sym` is declared `character` (text: adjc leaves it out with the statements that
+/// use it).
+pub fn is_text(sym: &Sym) -> bool {
+    matches!(sym.ty, Some(TypeSpec::Intrinsic { base, .. }) if base.starts_with("character"))
+}
 
 fn unsupported(span: Span, what: &str, help: &str) -> Diagnostic {
     Diagnostic::error(span, format!("{what} not supported")).with_help(help.to_string())

@@ -131,6 +131,22 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(e)
     }
 
+    /// `double precision damp` in a caller types the function `damp` of the files (F77): the
+    /// name is bound to an unused scalar local, but `damp(x)` calls the function.
+    pub fn typed_function(&self, name: &str) -> bool {
+        let scalar_local = matches!(self.names.get(name), Some(Binding::Var(v))
+            if self.f.var(*v).role == VarRole::Local && !self.f.var(*v).ty.is_array());
+        scalar_local
+            && !self.loops.iter().any(|(x, _)| x == name)
+            && self.unit.find(name).is_some_and(|p| p.kind == ProcKind::Function)
+    }
+
+    /// A `character` variable used where adjc needs a value.
+    pub fn text_error(&self, n: &'t AExpr) -> Diagnostic {
+        self.err(n, format!("`{}` is a character variable, used here in the computation", self.text(n)))
+            .with_help("adjc handles text only in statements it leaves out (`print`, `write`, profiling hooks); compute with numbers here")
+    }
+
     /// The meaning of a name; undeclared names get implicit types unless `implicit none`.
     pub fn lookup(&mut self, n: &'t AExpr) -> R<Binding> {
         let key = self.text(n).to_ascii_lowercase();
@@ -145,13 +161,16 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .err(n, format!("the optional argument `{}` is absent in this call", self.text(n)))
                 .with_help(format!("use `{0}` under `if (present({0}))`, or pass it", self.text(n))));
         }
+        if self.text_names.contains(&key) {
+            return Err(self.text_error(n));
+        }
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
         if self.host_vars.contains(&key) {
-            return Err(self
-                .err(n, format!("the module variable `{}` is not supported", self.text(n)))
-                .with_help("pass it as an argument, or declare it `parameter` if it is a constant"));
+            return Err(self.err(n, format!("the module variable `{}` is not supported", self.text(n))).with_help(
+                "adjc passes module scalars and arrays with constant bounds; pass this one as an argument",
+            ));
         }
         if self.implicit_none {
             return Err(self
@@ -381,7 +400,14 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(self.err(n, "this expression is not supported"));
         }
         let name = self.text(&**callee).to_ascii_lowercase();
-        let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+        if let Some(sf) = self.stmt_fns.get(&name).cloned() {
+            return self.call_stmt_fn(n, sf, args, el);
+        }
+        if self.text_names.contains(&name) && !self.names.contains_key(&name) {
+            return Err(self.text_error(callee));
+        }
+        let local = (self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name))
+            && !self.typed_function(&name);
         if local {
             return match self.lookup(callee)? {
                 Binding::Var(v) if self.f.var(v).ty.is_array() => self.element(n, v, args, el),
@@ -513,7 +539,11 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             AKind::Call { callee, args } => {
                 let name = self.text(&**callee).to_ascii_lowercase();
-                let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+                if self.stmt_fns.contains_key(&name) {
+                    return Ok(None);
+                }
+                let local = (self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name))
+                    && !self.typed_function(&name);
                 if local {
                     if let Binding::Var(v) = self.lookup(callee)? {
                         if self.f.var(v).ty.is_array() {

@@ -39,6 +39,10 @@ impl<'s, 't> Lowerer<'s, 't> {
         // Actual arguments, evaluated in the caller's scope.
         let mut actuals = Vec::new();
         for (a, (name, _)) in args.iter().zip(&spec.dummies) {
+            if spec.local.get(name).is_some_and(super::decl::is_text) {
+                actuals.push(Some(Actual::Text));
+                continue;
+            }
             let is_array = spec.local.get(name).is_some_and(|s| s.dims.is_some());
             actuals.push(match a {
                 Some(a) => Some(self.actual(a, is_array, el)?),
@@ -50,6 +54,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
+        let saved_stmt_fns = std::mem::take(&mut self.stmt_fns);
+        let saved_text = std::mem::take(&mut self.text_names);
         let saved_span = self.span;
         self.inline_depth += 1;
         let r = self.inline_body(n, proc, &spec, args, actuals);
@@ -60,6 +66,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
         self.absent = saved_absent;
+        self.stmt_fns = saved_stmt_fns;
+        self.text_names = saved_text;
         r
     }
 
@@ -146,6 +154,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.absent.insert(name.clone());
                 continue;
             };
+            if let Actual::Text = actual {
+                self.text_names.insert(name.clone());
+                continue;
+            }
             let sym = self.dummy_sym(spec, name, *span)?;
             let elem = self.scalar_type(&sym)?;
             let binding = match actual {
@@ -180,6 +192,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     Binding::Var(v)
                 }
+                Actual::Text => continue,
                 Actual::Value(e) if sym.dims.is_some() => {
                     let _ = e;
                     return Err(self.err(node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
@@ -233,7 +246,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             ProcKind::Subroutine => None,
         };
         self.declare_locals(spec, Vec::new())?;
-        self.body_with_returns(spec.stmts)?;
+        let stmts = self.statement_functions(spec, spec.stmts)?;
+        self.body_with_returns(stmts)?;
         Ok(result)
     }
 }
@@ -274,6 +288,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 enum Actual {
     Var(VarId),
     Value(Expr),
+    /// The argument of a `character` dummy: not lowered (text).
+    Text,
 }
 
 fn same_expr(a: &Expr, b: &Expr) -> bool {

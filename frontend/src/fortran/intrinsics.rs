@@ -312,6 +312,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                     None => Ok(shape.into_iter().fold(Expr::int(1), |a, b| a.mul(b))),
                 }
             }
+            _ if self.host_vars.iter().any(|v| v == name) => Err(self
+                .err(n, format!("the module variable `{name}` is not supported"))
+                .with_help("adjc passes module scalars and arrays with constant bounds; pass this one as an argument")),
             _ => {
                 let what = if self.unit.find(name).is_some() {
                     format!("calls to `{name}` are not supported yet")

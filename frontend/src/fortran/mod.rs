@@ -36,16 +36,24 @@
 //! `minval`, `dot_product`, `matmul` (library calls where `blas` can, else loops),
 //! `transpose`, `size`, `merge`, `huge`, `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
+//! COMMON members and module variables the routine uses become extra parameters (`state`).
+//! `if (lhook) call dr_hook(...)` is left out whole, output statements and `character`
+//! variables too (text: any use in the computation is an error). Names are lower case
+//! unless `keep_case`. Forward `goto`s are structured exits
+//! (`returns`); `data` statements (`data`), statement functions (`stmt_fn`).
+//!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, polymorphic and allocatable derived-type variables,
-//! array-valued functions as the entry, module variables (only their constants).
+//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers,
+//! allocatable arguments, assumed-size arrays, polymorphic and allocatable derived-type
+//! variables, array-valued functions as the entry, allocatable module variables, `read`.
 
 pub mod ast;
 mod blas;
 mod constructor;
+mod data;
 mod decl;
 pub mod derived;
 mod expr;
@@ -59,7 +67,9 @@ mod parse;
 mod returns;
 mod scan;
 mod source;
+mod state;
 mod stmt;
+mod stmt_fn;
 mod syntax;
 
 use adjc_ir::{Diagnostic, Module, Span};
@@ -68,6 +78,7 @@ pub use load::{
 };
 use source::Assembled;
 pub use source::{FortranSource, IncludeResolver, SourceError};
+pub use state::{CommonLayout, CommonMember, FortranState, Origin, StateParam};
 
 /// Options of the Fortran frontend.
 #[derive(Clone, Debug, Default)]
@@ -76,6 +87,9 @@ pub struct FortranOptions {
     pub entry: Option<String>,
     /// Fixed-form source (`.f`, `.for`): converted to free form before parsing.
     pub fixed_form: bool,
+    /// Keep the source's spelling of names (`RELAX`) in the IR and the C; by default they
+    /// are lower case (`relax`, `relax_b`), as gfortran names its symbols.
+    pub keep_case: bool,
 }
 
 const STACK_SIZE: usize = 256 << 20;
@@ -107,16 +121,45 @@ pub fn lower_fortran_sources(
     opts: &FortranOptions,
     include: &IncludeResolver,
 ) -> Result<Module, SourceError> {
-    lower_fortran_bound(sources, opts, include).map(|(m, _)| m)
+    lower_fortran_full(sources, opts, include).map(|l| l.module)
 }
 
-/// [`lower_fortran_sources`], with how the entry's original dummy arguments reach the
-/// parameters of the function (a derived-type dummy becomes several, see [`derived`]).
+/// What lowering the entry gives besides its IR: how the original dummy arguments reach
+/// the function's parameters (a derived-type dummy becomes several, see [`derived`]) and
+/// the routine's state (the parameters that stand for COMMON members and module variables,
+/// and the layout of its COMMON blocks: what a Fortran program calling the original
+/// routine must declare).
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub module: Module,
+    pub bindings: derived::Bindings,
+    pub state: FortranState,
+}
+
+/// [`lower_fortran_sources`], with the entry's [`derived::Bindings`].
 pub fn lower_fortran_bound(
     sources: &[FortranSource],
     opts: &FortranOptions,
     include: &IncludeResolver,
 ) -> Result<(Module, derived::Bindings), SourceError> {
+    lower_fortran_full(sources, opts, include).map(|l| (l.module, l.bindings))
+}
+
+/// [`lower_fortran_sources`], with the routine's [`FortranState`].
+pub fn lower_fortran_sources_with_state(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<(Module, FortranState), SourceError> {
+    lower_fortran_full(sources, opts, include).map(|l| (l.module, l.state))
+}
+
+/// [`lower_fortran_sources`], with everything lowering knows of the entry ([`Lowered`]).
+pub fn lower_fortran_full(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<Lowered, SourceError> {
     let asm = std::sync::Arc::new(source::assemble(sources, include)?);
     let (asm_w, entry) = (asm.clone(), opts.entry.clone());
     let worker = std::thread::Builder::new()
@@ -131,18 +174,51 @@ pub fn lower_fortran_bound(
         },
         Err(_) => lower_here(&asm, opts.entry.as_deref()),
     };
-    let (mut f, file, bindings) = result.map_err(|d| asm.locate(d))?;
+    let (mut f, file, mut bindings, mut state) = result.map_err(|d| asm.locate(d))?;
     asm.remap_function(&mut f, file);
+    if !opts.keep_case {
+        lower_case_names(&mut f, &mut state, &mut bindings);
+    }
     let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
     let source = given.unwrap_or_else(|| asm.files[file].text());
-    Ok((Module { file: asm.files[file].name.clone(), source, functions: vec![f] }, bindings))
+    let module = Module { file: asm.files[file].name.clone(), source, functions: vec![f] };
+    Ok(Lowered { module, bindings, state })
 }
 
-/// The entry's function (spans into the assembled text) and the index of its file.
-fn lower_here(
-    asm: &Assembled,
-    entry: Option<&str>,
-) -> Result<(adjc_ir::Function, usize, derived::Bindings), Diagnostic> {
+/// Fortran names are case-insensitive: the function and its variables are named in lower
+/// case (what gfortran's users expect of symbols: `relax_b`, not `RELAX_b`). No two
+/// variables differ only in case (all spellings of a Fortran name are one variable, and
+/// generated names avoid every source name whatever its case); variables with one name
+/// (the index variables of separate loops) keep sharing it. The bindings and the state
+/// name the same variables.
+fn lower_case_names(f: &mut adjc_ir::Function, state: &mut FortranState, bindings: &mut derived::Bindings) {
+    f.name = f.name.to_ascii_lowercase();
+    for v in f.vars.iter_mut() {
+        v.name = v.name.to_ascii_lowercase();
+    }
+    for p in state.params.iter_mut() {
+        p.name = p.name.to_ascii_lowercase();
+    }
+    for m in state.commons.iter_mut().flat_map(|c| c.members.iter_mut()) {
+        m.param = m.param.as_ref().map(|p| p.to_ascii_lowercase());
+    }
+    for d in bindings.dummies.iter_mut() {
+        match d {
+            derived::DummyBinding::Plain(name) => *name = name.to_ascii_lowercase(),
+            derived::DummyBinding::Derived(dd) => {
+                for part in dd.parts.iter_mut() {
+                    part.param = part.param.to_ascii_lowercase();
+                }
+            }
+        }
+    }
+}
+
+/// The entry's function (spans into the assembled text), the index of its file, its
+/// bindings and its state.
+type LoweredHere = (adjc_ir::Function, usize, derived::Bindings, FortranState);
+
+fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagnostic> {
     let source = asm.text.as_str();
     let main = asm.source_files.first().copied().unwrap_or(0);
     let main_name = asm.files.get(main).map(|f| f.name.as_str()).unwrap_or("");
@@ -183,7 +259,7 @@ fn lower_here(
         return Err(d.clone());
     }
     let bindings = bindings.get(&entry_key).cloned().unwrap_or_default();
-    let mut f = lower::lower_proc(source, &unit, entry)?;
+    let (mut f, state) = lower::lower_proc(source, &unit, entry)?;
     // Every index inside its declared bounds: checked on entry, or an error when it never is.
     let checks = crate::bounds::index_checks(&f)?;
     for c in checks {
@@ -201,5 +277,5 @@ fn lower_here(
         )
         .with_help("please report this together with the source file"));
     }
-    Ok((f, file_of(entry).unwrap_or(main), bindings))
+    Ok((f, file_of(entry).unwrap_or(main), bindings, state))
 }

@@ -135,7 +135,7 @@ impl<'s> Parser<'s> {
                 "use_statement" => SpecKind::Use(self.use_stmt(c)),
                 "common_statement" => SpecKind::Common(self.common(c)),
                 "equivalence_statement" => SpecKind::Equivalence,
-                "data_statement" => SpecKind::Data,
+                "data_statement" => SpecKind::Data(self.data_sets(c)),
                 "include_statement" => SpecKind::Include,
                 "derived_type_definition" => SpecKind::TypeDef(self.type_def(c)),
                 "interface" => SpecKind::Interface,
@@ -148,6 +148,33 @@ impl<'s> Parser<'s> {
             spec.push(SpecItem { span, kind });
         }
         Procedure { kind, name, name_span, span: self.sp(n), pure, dummies, result, result_type, spec, body, contains }
+    }
+
+    /// `data a, b(2) /1.0, 3*0.0/, c /2.0/`: objects and values of each group; a value
+    /// followed by `*` is the repeat count of the next.
+    fn data_sets(&mut self, n: Node) -> Vec<DataSet> {
+        let mut sets = Vec::new();
+        for set in named(n).into_iter().filter(|c| c.kind() == "data_set") {
+            let mut objects = Vec::new();
+            let mut values = Vec::new();
+            for c in named(set) {
+                if c.kind() != "data_value" {
+                    objects.push(self.expr(c));
+                    continue;
+                }
+                let mut repeat = None;
+                for v in named(c) {
+                    let e = self.expr(v);
+                    if v.next_sibling().is_some_and(|s| s.kind() == "*") {
+                        repeat = Some(e);
+                    } else {
+                        values.push((repeat.take(), e));
+                    }
+                }
+            }
+            sets.push(DataSet { span: self.sp(set), objects, values });
+        }
+        sets
     }
 
     /// `parameter (n = 10, c = 2.0d0)`: the names as spelled and their values.
@@ -390,6 +417,8 @@ impl<'s> Parser<'s> {
                     "exit" => StmtKind::Exit,
                     "cycle" => StmtKind::Cycle,
                     "return" => StmtKind::Return,
+                    // A computed `goto (10, 20) k` lists several labels: `None`.
+                    w if w.starts_with("goto") && self.text(n).contains('(') => StmtKind::Goto { label: None },
                     w if w.starts_with("goto") => {
                         let label = named(n)
                             .into_iter()
@@ -522,8 +551,9 @@ impl<'s> Parser<'s> {
         for s in kids.iter().skip(1) {
             match s.kind() {
                 "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                // `10 continue`: the label too (a `goto 10` in the body skips to it).
                 "end_do_label_loop_statement" => {
-                    for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
+                    for t in named(*s) {
                         body.push(self.stmt(t));
                     }
                 }
