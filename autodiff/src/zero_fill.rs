@@ -239,10 +239,11 @@ fn classify(f: &Function, s: &Stmt, path: &Path, x: VarId) -> Use {
         StmtKind::Call(c)
             if c.op != LibOp::Ger && c.out == x && !c.args.contains(&x) && whole_view(f, x, &c.out_view) =>
         {
-            match c.beta.as_float() {
-                Some(b) if b == 0.0 => return Use::Overwrite,
-                Some(b) if b == 1.0 => return Use::Accumulate(Edit::BetaZero(path.clone())),
-                _ => {}
+            if c.beta.as_float() == Some(0.0) {
+                return Use::Overwrite;
+            }
+            if c.beta.as_float() == Some(1.0) {
+                return Use::Accumulate(Edit::BetaZero(path.clone()));
             }
         }
         StmtKind::Map(m) => {
@@ -333,9 +334,7 @@ fn slab_private(body: &Block, x: VarId, i: VarId) -> bool {
         });
         match &s.kind {
             StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, .. } | StmtKind::Pop { target, .. } => {
-                if target.var == i || (target.var == x && !target.index.first().is_some_and(at_i)) {
-                    ok = false;
-                }
+                ok &= target.var != i && (target.var != x || target.index.first().is_some_and(at_i));
             }
             StmtKind::Call(c) => {
                 let views = std::iter::once((c.out, &c.out_view)).chain(c.args.iter().copied().zip(&c.arg_views));
