@@ -97,6 +97,9 @@ impl Pipeline {
         // Zero-filled reductions into rows (broadcast-sums: conv2d) run with the row's
         // unit-stride axis innermost, in the forward function and the adjoint's forward sweep.
         adjoint.function = adjc_autodiff::reduction_order::order_reductions(&adjoint.function);
+        // Zero fills nobody reads (a local adjoint zeroed before it is freed) dropped; the
+        // first addition into a zero-filled adjoint becomes an assignment (gemm: β = 0).
+        adjoint.function = adjc_autodiff::zero_fill::drop_redundant_zeroing(&adjoint.function);
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
         module.functions[0] = adjc_autodiff::reduction_order::order_reductions(&module.functions[0]);
         // Loops of matrix-vector products of fixed matrices become one matrix product before

@@ -59,6 +59,8 @@
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
 //!   `cse`: repeated calls of a derivative named once (`tanh_s = tanh(...)`);
 //!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
+//!   `zero_fill`: zero fills of adjoints that nothing reads dropped, first additions into a
+//!   zero-filled adjoint written as assignments (β = 0 for gemm);
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -105,6 +107,7 @@ mod softmax;
 pub mod split;
 mod tape;
 mod util;
+pub mod zero_fill;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use parallelize::parallelize;
