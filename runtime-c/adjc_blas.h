@@ -357,6 +357,31 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         }                                                                                               \
     }                                                                                                   \
                                                                                                         \
+    /* Columns [lo, hi) of the few-rows product with B transposed: the dot products of the */           \
+    /* rows of op(A) (Ar, rows ldr apart) with the rows of B, four rows of op(A) per pass over */       \
+    /* a row of B (blocking along K measured slower: B's rows are then read in pieces). Not */          \
+    /* inlined: the axpy loop of the other case keeps its own code. */                                  \
+    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_small_m_dots_(int64_t lo, int64_t hi, int64_t M,     \
+                                                                 int64_t K, T alpha, const T *Ar,       \
+                                                                 int64_t ldr, const T *B, int64_t bcs,  \
+                                                                 T *C, int64_t ldc) {                   \
+        for (int64_t j = lo; j < hi; j++) {                                                             \
+            const T *b = B + j * bcs;                                                                   \
+            int64_t i = 0;                                                                              \
+            for (; i + 4 <= M; i += 4) {                                                                \
+                T d[4];                                                                                 \
+                adjc_##P##dot4_unit_(K, Ar + i * ldr, ldr, b, d);                                       \
+                for (int r = 0; r < 4; r++) {                                                           \
+                    C[(i + r) * ldc + j] += alpha * d[r];                                               \
+                }                                                                                       \
+            }                                                                                           \
+            for (; i < M; i++) {                                                                        \
+                C[i * ldc + j] += alpha * adjc_##P##dot_unit_(K, Ar + i * ldr, b);                      \
+            }                                                                                           \
+        }                                                                                               \
+    }                                                                                                   \
+                                                                                                        \
+                                                                                                        \
     /* Few rows (M <= ADJC_BLAS_SMALL_M, e.g. a batch of 8 samples times a layer's weights): */         \
     /* the product is a stream over op(B), which packing would read twice. Columns */                   \
     /* [lo, hi) of C: with B's rows contiguous, an axpy of each row of B into the rows of */            \
@@ -387,11 +412,7 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
                 }                                                                                       \
             }                                                                                           \
         } else {                                                                                        \
-            for (int64_t j = lo; j < hi; j++) {                                                         \
-                for (int64_t i = 0; i < M; i++) {                                                       \
-                    C[i * ldc + j] += alpha * adjc_##P##dot_unit_(K, Ar + i * ldr, B + j * bcs);        \
-                }                                                                                       \
-            }                                                                                           \
+            adjc_##P##gemm_small_m_dots_(lo, hi, M, K, alpha, Ar, ldr, B, bcs, C, ldc);                 \
         }                                                                                               \
     }                                                                                                   \
                                                                                                         \
@@ -494,17 +515,27 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
 #endif
 
 #define ADJC_BLAS_LEVEL2_(T, P)                                                                         \
-    /* sum_j a[j] * x[j] over j < n, unit strides, in ADJC_BLAS_LANES partial sums. */                  \
+    /* sum_j a[j] * x[j] over j < n, unit strides, in 4 x ADJC_BLAS_LANES partial sums: four */         \
+    /* independent vector chains, so that the loop runs at the multiply-add throughput, not */          \
+    /* at the latency of one chain of additions. */                                                     \
     static inline T adjc_##P##dot_unit_(int64_t n, const T *a, const T *x) {                            \
         enum { L = ADJC_BLAS_LANES };                                                                   \
-        T part[L];                                                                                      \
+        T p0[L], p1[L], p2[L], p3[L];                                                                   \
         for (int l = 0; l < L; l++) {                                                                   \
-            part[l] = 0;                                                                                \
+            p0[l] = p1[l] = p2[l] = p3[l] = 0;                                                          \
         }                                                                                               \
         int64_t j = 0;                                                                                  \
+        for (; j + 4 * L <= n; j += 4 * L) {                                                            \
+            for (int l = 0; l < L; l++) {                                                               \
+                p0[l] = ADJC_BLAS_FMA_##P(a[j + l], x[j + l], p0[l]);                                   \
+                p1[l] = ADJC_BLAS_FMA_##P(a[j + L + l], x[j + L + l], p1[l]);                           \
+                p2[l] = ADJC_BLAS_FMA_##P(a[j + 2 * L + l], x[j + 2 * L + l], p2[l]);                   \
+                p3[l] = ADJC_BLAS_FMA_##P(a[j + 3 * L + l], x[j + 3 * L + l], p3[l]);                   \
+            }                                                                                           \
+        }                                                                                               \
         for (; j + L <= n; j += L) {                                                                    \
             for (int l = 0; l < L; l++) {                                                               \
-                part[l] += a[j + l] * x[j + l];                                                         \
+                p0[l] = ADJC_BLAS_FMA_##P(a[j + l], x[j + l], p0[l]);                                   \
             }                                                                                           \
         }                                                                                               \
         T s = 0;                                                                                        \
@@ -512,9 +543,47 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
             s += a[j] * x[j];                                                                           \
         }                                                                                               \
         for (int l = 0; l < L; l++) {                                                                   \
-            s += part[l];                                                                               \
+            s += (p0[l] + p1[l]) + (p2[l] + p3[l]);                                                     \
         }                                                                                               \
         return s;                                                                                       \
+    }                                                                                                   \
+                                                                                                        \
+    /* The dot products of four rows of a (lda apart) with one x, unit strides: each */                 \
+    /* element of x is loaded once for the four (the few-rows gemm with B transposed). */               \
+    static inline void adjc_##P##dot4_unit_(int64_t n, const T *a, int64_t lda, const T *x, T *out) {   \
+        enum { L = ADJC_BLAS_LANES };                                                                   \
+        const T *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;                           \
+        T p0[L], p1[L], p2[L], p3[L];                                                                   \
+        for (int l = 0; l < L; l++) {                                                                   \
+            p0[l] = p1[l] = p2[l] = p3[l] = 0;                                                          \
+        }                                                                                               \
+        int64_t j = 0;                                                                                  \
+        for (; j + L <= n; j += L) {                                                                    \
+            for (int l = 0; l < L; l++) {                                                               \
+                T xv = x[j + l];                                                                        \
+                p0[l] = ADJC_BLAS_FMA_##P(a0[j + l], xv, p0[l]);                                        \
+                p1[l] = ADJC_BLAS_FMA_##P(a1[j + l], xv, p1[l]);                                        \
+                p2[l] = ADJC_BLAS_FMA_##P(a2[j + l], xv, p2[l]);                                        \
+                p3[l] = ADJC_BLAS_FMA_##P(a3[j + l], xv, p3[l]);                                        \
+            }                                                                                           \
+        }                                                                                               \
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                               \
+        for (; j < n; j++) {                                                                            \
+            s0 += a0[j] * x[j];                                                                         \
+            s1 += a1[j] * x[j];                                                                         \
+            s2 += a2[j] * x[j];                                                                         \
+            s3 += a3[j] * x[j];                                                                         \
+        }                                                                                               \
+        for (int l = 0; l < L; l++) {                                                                   \
+            s0 += p0[l];                                                                                \
+            s1 += p1[l];                                                                                \
+            s2 += p2[l];                                                                                \
+            s3 += p3[l];                                                                                \
+        }                                                                                               \
+        out[0] = s0;                                                                                    \
+        out[1] = s1;                                                                                    \
+        out[2] = s2;                                                                                    \
+        out[3] = s3;                                                                                    \
     }                                                                                                   \
                                                                                                         \
     /* y[i] = alpha * A[i, :] . x + beta * y[i] for rows [lo, hi) (row-major A, unit x). */             \

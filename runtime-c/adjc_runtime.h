@@ -208,6 +208,43 @@ typedef union adjc_block_ {
     max_align_t align; /* keeps the caller's part of the block suitably aligned */
 } adjc_block_;
 
+/*
+ * Large blocks (tapes above all: shallow_water's adjoint tapes 128 MB per call) are fresh
+ * pages on every call, and first-touching them 4 KiB at a time cost a quarter of that
+ * adjoint's time in page faults. On Linux, blocks of at least ADJC_HUGEPAGE_MIN_BYTES
+ * (default 4 MiB) ask for transparent huge pages (madvise MADV_HUGEPAGE on the 2 MiB-aligned
+ * part of the block; a hint the kernel may ignore, e.g. with THP `never`): 512 times fewer
+ * faults (shallow_water, preset S: adjoint 128 -> 85 ms). -DADJC_NO_HUGEPAGES turns it off.
+ * madvise is declared here: under -std=c11 <sys/mman.h> hides it without _DEFAULT_SOURCE.
+ */
+#if defined(__linux__) && !defined(ADJC_NO_HUGEPAGES)
+#ifndef ADJC_HUGEPAGE_MIN_BYTES
+#define ADJC_HUGEPAGE_MIN_BYTES ((size_t)4 << 20)
+#endif
+int madvise(void *addr, size_t length, int advice);
+#ifdef MADV_HUGEPAGE
+#define ADJC_MADV_HUGEPAGE_ MADV_HUGEPAGE
+#else
+#define ADJC_MADV_HUGEPAGE_ 14 /* Linux's MADV_HUGEPAGE (asm-generic/mman-common.h) */
+#endif
+static inline void adjc_advise_huge_(void *p, size_t bytes)
+{
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const size_t least = ADJC_HUGEPAGE_MIN_BYTES; /* a variable: no -Wtype-limits when 0 */
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (bytes >= least && hi > lo) {
+        (void)madvise((void *)lo, (size_t)(hi - lo), ADJC_MADV_HUGEPAGE_);
+    }
+}
+#else
+static inline void adjc_advise_huge_(void *p, size_t bytes)
+{
+    (void)p;
+    (void)bytes;
+}
+#endif
+
 static inline void *adjc_malloc(size_t bytes)
 {
     if (bytes > SIZE_MAX - sizeof(adjc_block_)) {
@@ -217,6 +254,7 @@ static inline void *adjc_malloc(size_t bytes)
     if (b == NULL) {
         return NULL;
     }
+    adjc_advise_huge_(b, sizeof(adjc_block_) + bytes);
     b->bytes = bytes;
     ADJC_STATS_ADD_(live_bytes, bytes);
     return b + 1;

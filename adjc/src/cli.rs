@@ -35,6 +35,55 @@ pub enum Command {
     Config(ConfigArgs),
     /// Print `adjc.mk`, a GNU make fragment with rules from `.py`/`.f90` sources to C.
     Makefile,
+    /// Transpile and compile the C into a shared library `lib<stem>_adjc.so`; with
+    /// `--python`, also write `<stem>_adjc.py`, a NumPy module that calls it.
+    Build(BuildArgs),
+    /// Write a self-contained HTML review page: the source, the forward C and the adjoint C
+    /// side by side with each C line linked to its source line, what the adjoint stores, the
+    /// memory over the two sweeps and (with `--check`) the check's evidence. `-o PAGE.html`,
+    /// or `-o DIR` for `DIR/<stem>.review.html`.
+    Review(ReviewArgs),
+    /// List the generated files of DIR whose inputs (source, modules, includes) changed
+    /// since they were generated (the hashes in their header); exit 1 when there is one.
+    CheckStale(CheckStaleArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckStaleArgs {
+    /// The directory of generated files.
+    pub dir: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Also run `adjc check` with these flags (needs `--sizes`) and put its output on the page.
+    #[arg(long)]
+    pub check: bool,
+    /// Compare with the reviewed C in this directory (`<stem>.c`): mark the source lines
+    /// whose generated C (forward or adjoint) changed, so a re-review covers only them.
+    #[arg(long, value_name = "OLD_DIR")]
+    pub diff: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub transpile: TranspileArgs,
+    /// Also write `<stem>_adjc.py` (ctypes and NumPy only): the functions with array
+    /// checks, `value_and_grad` and `grad`.
+    #[arg(long)]
+    pub python: bool,
+    /// Which BLAS the matrix products call.
+    #[arg(long, value_enum, default_value_t = BlasArg::None)]
+    pub blas: BlasArg,
+    /// Build without OpenMP (default: with `-fopenmp`).
+    #[arg(long)]
+    pub no_openmp: bool,
+    /// Optimisation flags of the C compiler (the library is built for this machine).
+    #[arg(long, value_name = "FLAGS", default_value = "-O3 -march=native", allow_hyphen_values = true)]
+    pub opt: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -220,6 +269,10 @@ pub struct TranspileArgs {
     /// elements (one pass; `autodiff/src/fuse.rs`). Off by default: no gain measured yet.
     #[arg(long)]
     pub fuse_sweeps: bool,
+    /// Fortran: keep the source's spelling of names in the C (`RELAX_b`) instead of lower
+    /// case (`relax_b`, as gfortran names symbols).
+    #[arg(long)]
+    pub keep_case: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).
@@ -254,6 +307,11 @@ pub struct CheckArgs {
     /// Compile the driver with -fopenmp.
     #[arg(long)]
     pub openmp: bool,
+    /// Fortran: routines without arguments that fill the COMMON blocks and module variables
+    /// of the kernel (NAS `set_constants`, `initialize`), run first (with gfortran): the
+    /// state they leave is the check's input for those parameters (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ROUTINE,...")]
+    pub setup: Vec<String>,
     /// Keep the build directory here instead of a temporary one.
     #[arg(long)]
     pub keep: Option<PathBuf>,

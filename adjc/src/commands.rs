@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use adjc::buildflags::{Blas, BuildConfig};
 
 use crate::cli::{
-    self, BlasArg, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs, TranspileCommand,
+    self, BlasArg, BuildArgs, CheckStaleArgs, ConfigArgs, EmitKind, PlanArgs, RuntimeArgs, StrategyArg, TranspileArgs,
+    TranspileCommand,
 };
 use crate::cli_error::{CliError, CliResult};
 use crate::harness::parse_sizes;
@@ -34,6 +35,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         fuse_sweeps: args.fuse_sweeps,
         sizes: parse_sizes(&args.sizes)?,
         command_line: Some(command_line()),
+        keep_case: args.keep_case,
     })
 }
 
@@ -73,6 +75,7 @@ pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
             let mut files = t.write_files_noting(&args.out_dir)?;
             if args.fortran_interface {
                 files.push(t.write_fortran_interface_noting(&args.out_dir)?);
+                files.extend(t.write_fortran_wrappers_noting(&args.out_dir)?);
             }
             for (path, w) in &files {
                 say_written(path, *w);
@@ -113,6 +116,83 @@ fn depfile_path(cmd: &TranspileCommand, stem: &str) -> Option<PathBuf> {
     }
 }
 
+/// `adjc build`: the C files, the shared library `lib<stem>_adjc.so` built by `$CC` (else
+/// `cc`) with `adjc config`'s flags, and with `--python` the module `<stem>_adjc.py`.
+pub fn run_build(args: &BuildArgs) -> CliResult<()> {
+    let out_dir = &args.transpile.out_dir;
+    if args.transpile.emit == EmitKind::Ir {
+        return Err(CliError::Usage("adjc build writes C and a library: --emit ir goes with adjc transpile".into()));
+    }
+    let t = transpile(&args.transpile)?;
+    // Everything that can fail before the compiler runs: no partial output.
+    let module = if args.python { Some(t.python_module()?) } else { None };
+    for (path, w) in t.write_files_noting(out_dir)? {
+        say_written(&path, w);
+    }
+    let config = BuildConfig {
+        blas: blas(args.blas),
+        openmp: !args.no_openmp,
+        runtime_dir: None,
+        mkl_root: std::env::var("MKLROOT").ok().filter(|r| !r.is_empty()),
+    };
+    let suffix = if cfg!(target_os = "macos") { "dylib" } else { "so" };
+    let library = out_dir.join(format!("lib{}_adjc.{suffix}", t.stem));
+    let cc = std::env::var("CC").ok().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| "cc".into());
+    let mut command = std::process::Command::new(&cc);
+    command
+        .args(config.cflags())
+        .args(args.opt.split_whitespace())
+        .args(["-fPIC", "-shared", "-o"])
+        .arg(&library)
+        .arg(out_dir.join(format!("{}.c", t.stem)))
+        .args(config.libs());
+    let output =
+        command.output().map_err(|e| CliError::Usage(format!("cannot run the C compiler `{cc}` ($CC): {e}")))?;
+    if !output.status.success() {
+        return Err(CliError::Usage(format!(
+            "the C compiler failed on {}:\n{}",
+            out_dir.join(format!("{}.c", t.stem)).display(),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    println!("built {}", library.display());
+    if let Some(text) = module {
+        let path = out_dir.join(format!("{}_adjc.py", t.stem));
+        let written = adjc::write::write_if_changed(&path, text.as_bytes())
+            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+        say_written(&path, written);
+    }
+    Ok(())
+}
+
+fn blas(arg: BlasArg) -> Blas {
+    match arg {
+        BlasArg::None => Blas::None,
+        BlasArg::Cblas => Blas::Cblas,
+        BlasArg::Mkl => Blas::Mkl,
+    }
+}
+
+/// `adjc check-stale DIR`: one line per stale generated file and input; fails when any.
+pub fn run_check_stale(args: &CheckStaleArgs) -> CliResult<()> {
+    let base = std::env::current_dir().map_err(|e| CliError::Io(format!("no current directory: {e}")))?;
+    let (checked, stale) = adjc::stale::check_dir(&args.dir, &base)
+        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", args.dir.display())))?;
+    for s in &stale {
+        println!("stale: {} ({} {})", s.file.display(), s.input, s.why);
+    }
+    if stale.is_empty() {
+        println!("up to date: {checked} generated files in {}", args.dir.display());
+        Ok(())
+    } else {
+        Err(CliError::CheckFailed(format!("{} generated files are stale", {
+            let mut files: Vec<_> = stale.iter().map(|s| &s.file).collect();
+            files.dedup();
+            files.len()
+        })))
+    }
+}
+
 /// `adjc runtime -o DIR`: the runtime headers and `adjc.pc`.
 pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
     for (path, w) in adjc::write_runtime(&args.out_dir)? {
@@ -124,11 +204,7 @@ pub fn run_runtime(args: &RuntimeArgs) -> CliResult<()> {
 /// `adjc config --cflags|--libs ...`.
 pub fn run_config(args: &ConfigArgs) -> CliResult<()> {
     let config = BuildConfig {
-        blas: match args.blas {
-            BlasArg::None => Blas::None,
-            BlasArg::Cblas => Blas::Cblas,
-            BlasArg::Mkl => Blas::Mkl,
-        },
+        blas: blas(args.blas),
         openmp: args.openmp,
         runtime_dir: args.runtime_dir.as_ref().map(|d| d.display().to_string()),
         mkl_root: std::env::var("MKLROOT").ok().filter(|r| !r.is_empty()),

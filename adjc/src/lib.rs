@@ -50,6 +50,7 @@ mod options;
 mod output;
 pub mod pipeline;
 mod report;
+pub mod stale;
 pub mod write;
 
 pub use cpp::SystemCpp;
@@ -82,3 +83,13 @@ pub fn write_runtime(dir: &std::path::Path) -> Result<Vec<(std::path::PathBuf, W
 /// The frontend's source loading, for callers that inject their own C preprocessor.
 pub use adjc_frontend::fortran::{PreprocessFailure, Preprocessor};
 pub use adjc_frontend::LoadError;
+
+/// The variable of `f` that the name `given` means in Fortran (case-insensitive): its
+/// spelling in `f`, or `given` itself when no variable matches (the caller reports it).
+pub fn fortran_name(f: &adjc_ir::Function, given: &str) -> String {
+    let exact = f.vars.iter().any(|v| v.name == given);
+    match f.vars.iter().find(|v| v.name.eq_ignore_ascii_case(given)) {
+        Some(v) if !exact => v.name.clone(),
+        _ => given.to_string(),
+    }
+}

@@ -27,6 +27,7 @@ mod cli;
 mod cli_error;
 mod commands;
 mod harness;
+mod review;
 mod templates;
 
 use std::process::ExitCode;
@@ -68,6 +69,9 @@ fn run(args: &cli::Cli) -> ExitCode {
         cli::Command::Bench(b) => bench::run_bench(b),
         cli::Command::Plan(p) => commands::run_plan(p),
         cli::Command::Runtime(r) => commands::run_runtime(r),
+        cli::Command::Build(b) => commands::run_build(b),
+        cli::Command::Review(r) => review::run_review(r),
+        cli::Command::CheckStale(c) => commands::run_check_stale(c),
         cli::Command::Config(c) => commands::run_config(c),
         cli::Command::Makefile => commands::run_makefile(),
     };

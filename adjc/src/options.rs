@@ -101,6 +101,9 @@ pub struct Options {
     pub sizes: BTreeMap<String, i64>,
     /// The command line quoted in the generated files' header comment (none when `None`).
     pub command_line: Option<String>,
+    /// `--keep-case` (Fortran): keep the source's spelling of names in the C instead of
+    /// lower case.
+    pub keep_case: bool,
 }
 
 impl Options {

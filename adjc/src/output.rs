@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use adjc_autodiff::Adjoint;
 use adjc_emit::{CFiles, EmitOptions};
+pub use adjc_frontend::fortran::derived::Bindings as FortranBindings;
 use adjc_ir::Module;
 
 use crate::error::{Error, Stage};
@@ -43,10 +44,19 @@ pub struct Transpiled {
     /// Every file read: `sources`, then the files the C preprocessor included and the
     /// Fortran `include` files; what [`Transpiled::depfile`] lists.
     pub dependencies: Vec<PathBuf>,
+    /// `(sha256 in hex, path)` of every file read (of the source text given in memory),
+    /// recorded in the generated files' header comment for `adjc check-stale`.
+    pub input_hashes: Vec<(String, String)>,
     /// The memory plan applied to the adjoint ([`crate::MemoryOptions`]).
     pub memory: Option<MemoryPlan>,
     /// The command line quoted in the header comments.
     pub command_line: Option<String>,
+    /// Fortran: how the routine's original dummy arguments reach the C parameters (a
+    /// derived-type dummy is several); `None` for Python.
+    pub fortran_bindings: Option<FortranBindings>,
+    /// Fortran: the parameters that stand for COMMON members and module variables, and
+    /// the COMMON layouts (empty for Python).
+    pub fortran_state: adjc_frontend::fortran::FortranState,
 }
 
 impl Transpiled {
@@ -153,6 +163,23 @@ impl Transpiled {
             .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag))
     }
 
+    /// `<stem>_adjc_wrap.f90`, for a Fortran routine with derived-type dummies: subroutines
+    /// taking the original arguments whole (see `adjc_emit::emit_fortran_wrappers`). `None`
+    /// when the routine has no derived-type dummy, or one the wrappers cannot pass (an
+    /// array of derived types, a type defined outside a module).
+    pub fn fortran_wrappers(&self) -> Option<Result<String, Error>> {
+        let spec = wrap_spec(self.fortran_bindings.as_ref()?)?;
+        let emit_opts = EmitOptions {
+            stem: self.stem.clone(),
+            header_comment: header_comment(&self.module.file, self.command_line.as_deref()),
+            ..Default::default()
+        };
+        Some(
+            adjc_emit::emit_fortran_wrappers(&[self.primal(), &self.adjoint.function], &spec, &emit_opts)
+                .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag)),
+        )
+    }
+
     /// Writes [`Transpiled::fortran_interface`] into `dir` (after [`Transpiled::write_files`]).
     pub fn write_fortran_interface(&self, dir: &Path) -> Result<PathBuf, Error> {
         Ok(self.write_fortran_interface_noting(dir)?.0)
@@ -165,6 +192,80 @@ impl Transpiled {
         let written = write_file(&path, &text)?;
         Ok((path, written))
     }
+
+    /// Writes [`Transpiled::fortran_wrappers`] into `dir`, when there are any.
+    pub fn write_fortran_wrappers_noting(&self, dir: &Path) -> Result<Option<(PathBuf, Written)>, Error> {
+        let Some(text) = self.fortran_wrappers() else { return Ok(None) };
+        let path = dir.join(format!("{}_adjc_wrap.f90", self.stem));
+        let written = write_file(&path, &text?)?;
+        Ok(Some((path, written)))
+    }
+}
+
+/// The wrappers' view of the bindings: `None` unless some dummy is of a derived type defined
+/// in a module, and every derived-type dummy is a scalar or a rank-1 array (whose
+/// components the wrappers copy into work arrays) without arrays of types inside.
+fn wrap_spec(b: &FortranBindings) -> Option<adjc_emit::WrapSpec> {
+    use adjc_emit::{WrapDummy, WrapPart, WrapSpec};
+    use adjc_frontend::fortran::derived::{DummyBinding, PartKind};
+    if !b.dummies.iter().any(|d| matches!(d, DummyBinding::Derived(_))) {
+        return None;
+    }
+    let mut spec = WrapSpec::default();
+    for d in &b.dummies {
+        match d {
+            DummyBinding::Plain(name) => spec.dummies.push(WrapDummy::Plain(name.clone())),
+            DummyBinding::Derived(dd) => {
+                if dd.rank > 1 || dd.parts.iter().any(|p| p.level_ranks.iter().skip(1).any(|r| *r > 0)) {
+                    return None;
+                }
+                let module = dd.module.clone()?;
+                let pair = (module, dd.type_name.clone());
+                if !spec.uses.contains(&pair) {
+                    spec.uses.push(pair);
+                }
+                let parts = dd
+                    .parts
+                    .iter()
+                    .map(|p| WrapPart {
+                        param: p.param.clone(),
+                        path: p.path.join("%"),
+                        lower_axis: match p.kind {
+                            PartKind::LowerBound { axis, .. } => Some(axis),
+                            PartKind::Value => None,
+                        },
+                    })
+                    .collect();
+                spec.dummies.push(WrapDummy::Derived {
+                    name: dd.name.clone(),
+                    type_name: dd.type_name.clone(),
+                    rank: dd.rank,
+                    parts,
+                });
+            }
+        }
+    }
+    Some(spec)
+}
+
+impl Transpiled {
+    /// `<stem>_adjc.py`: a Python module (ctypes and NumPy) calling both functions from
+    /// `lib<stem>_adjc.so` next to it (see `adjc build --python`).
+    pub fn python_module(&self) -> Result<String, Error> {
+        let names: Vec<String> = self.files.prototypes.iter().map(|p| p.name.clone()).collect();
+        let mut banner = header_comment(&self.module.file, self.command_line.as_deref());
+        banner.extend(inputs_comment(&self.input_hashes));
+        adjc_emit::emit_python_module(&[self.primal(), &self.adjoint.function], &names, &self.stem, &banner)
+            .map_err(|diag| Error::at(Stage::Emit, &self.module.file, &self.module.source, diag))
+    }
+
+    /// Writes [`Transpiled::python_module`] into `dir`, saying whether the file was written.
+    pub fn write_python_module(&self, dir: &Path) -> Result<(PathBuf, Written), Error> {
+        let text = self.python_module()?;
+        let path = dir.join(format!("{}_adjc.py", self.stem));
+        let written = write_file(&path, &text)?;
+        Ok((path, written))
+    }
 }
 
 /// Writes `text` to `path` if it changed, atomically ([`crate::write::write_if_changed`]).
@@ -173,9 +274,21 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<Written, Error> {
         .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
 }
 
-/// The header comment of the generated files.
+/// The header comment of the generated files: adjc's version, the source, the command.
 pub(crate) fn header_comment(file: &str, command_line: Option<&str>) -> Vec<String> {
     let mut lines = vec![format!("adjc {}", env!("CARGO_PKG_VERSION")), format!("source: {file}")];
     lines.extend(command_line.map(|c| format!("command: {c}")));
+    lines
+}
+
+/// The SHA-256 of every input in `sha256sum`'s format (read by `adjc check-stale`): in the
+/// implementation files only (`.c`, the Python module), so that interfaces (`.h`, the
+/// Fortran module) keep their time when an edit changes no declaration.
+pub(crate) fn inputs_comment(inputs: &[(String, String)]) -> Vec<String> {
+    if inputs.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![crate::stale::INPUTS_HEADING.to_string()];
+    lines.extend(inputs.iter().map(|(hash, path)| format!("  {hash}  {path}")));
     lines
 }

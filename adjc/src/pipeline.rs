@@ -22,9 +22,10 @@
 
 use std::path::PathBuf;
 
+use crate::output::FortranBindings;
 use adjc_autodiff::{AdOptions, Adjoint};
 use adjc_emit::EmitOptions;
-use adjc_frontend::fortran::{LoadOptions, Preprocessor};
+use adjc_frontend::fortran::{FortranState, LoadOptions, Preprocessor};
 use adjc_frontend::{FortranOptions, FortranSource, PythonOptions};
 use adjc_ir::{validate, Diagnostic, Function, Module};
 
@@ -32,7 +33,7 @@ use crate::cpp::SystemCpp;
 use crate::error::{Error, Located, Stage};
 use crate::memory::{plan_memory, MemoryPlan, Planning};
 use crate::options::{Input, Language, Options};
-use crate::output::{header_comment, Transpiled};
+use crate::output::{header_comment, inputs_comment, Transpiled};
 
 /// One transpilation: [`Options`] and the C preprocessor to run on Fortran sources.
 pub struct Pipeline {
@@ -61,7 +62,7 @@ impl Pipeline {
     /// Fortran, running the preprocessor); nothing is written.
     pub fn run(&self) -> Result<Transpiled, Error> {
         let stem = self.options.stem()?;
-        let (mut module, sources, dependencies) = self.frontend()?;
+        let (mut module, sources, dependencies, fortran_bindings, fortran_state) = self.frontend()?;
         let src = Source { file: module.file.clone(), text: module.source.clone() };
         let sequential = module.functions.first().cloned().ok_or_else(|| {
             src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
@@ -69,7 +70,9 @@ impl Pipeline {
         let parallel = self.parallelize(&sequential, &src)?;
         let (primal, ad_opts, laid_out) = self.reverse(parallel, sequential, &src)?;
         let planning = Planning { primal: &primal, ad_opts: &ad_opts, laid_out, file: &src.file, text: &src.text };
-        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &self.options.sizes, planning)?;
+        let sizes: std::collections::BTreeMap<String, i64> =
+            self.options.sizes.iter().map(|(k, v)| (self.source_name(&primal, k), *v)).collect();
+        let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &sizes, planning)?;
         // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
         // without atomics (validated below).
         adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);
@@ -100,6 +103,9 @@ impl Pipeline {
         // Zero-filled reductions into rows (broadcast-sums: conv2d) run with the row's
         // unit-stride axis innermost, in the forward function and the adjoint's forward sweep.
         adjoint.function = adjc_autodiff::reduction_order::order_reductions(&adjoint.function);
+        // Zero fills nobody reads (a local adjoint zeroed before it is freed) dropped; the
+        // first addition into a zero-filled adjoint becomes an assignment (gemm: β = 0).
+        adjoint.function = adjc_autodiff::zero_fill::drop_redundant_zeroing(&adjoint.function);
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
         module.functions[0] = adjc_autodiff::reduction_order::order_reductions(&module.functions[0]);
         module.functions[0] = adjc_autodiff::rank_update::merge_rank_updates(&module.functions[0]);
@@ -113,17 +119,34 @@ impl Pipeline {
         }
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
-        let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src)?;
+        let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);
+        let files = self.emit(&module, &adjoint, memory.as_ref(), &stem, &src, &input_hashes)?;
         let command_line = self.options.command_line.clone();
-        Ok(Transpiled { module, adjoint, files, stem, sources, dependencies, memory, command_line })
+        Ok(Transpiled {
+            module,
+            adjoint,
+            files,
+            stem,
+            sources,
+            dependencies,
+            memory,
+            command_line,
+            fortran_bindings,
+            fortran_state,
+            input_hashes,
+        })
     }
 
     /// Stage 1: the entry function as IR (validated), the source files given or found for
-    /// `use`, and every file read (those, `include` files, cpp `#include`s).
-    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>), Error> {
+    /// `use`, and every file read (those, `include` files, cpp `#include`s); for Fortran,
+    /// how the original dummies reach the parameters, and the routine's COMMON and module
+    /// state.
+    #[allow(clippy::type_complexity)]
+    fn frontend(&self) -> Result<(Module, Vec<PathBuf>, Vec<PathBuf>, Option<FortranBindings>, FortranState), Error> {
         let o = &self.options;
         let language = o.language()?;
-        let (module, paths, read) = match language {
+        let mut state = FortranState::default();
+        let (module, paths, read, bindings) = match language {
             Language::Python => {
                 let several = matches!(&o.input, Input::Files(f) if f.len() > 1);
                 if several || !o.defines.is_empty() || !o.include_dirs.is_empty() {
@@ -138,7 +161,7 @@ impl Pipeline {
                 let opts = PythonOptions { entry: o.entry.clone(), arg_specs: o.arg_types.clone() };
                 let module = adjc_frontend::lower_python(&file, &text, &opts)
                     .map_err(|d| Error::at(Stage::Frontend, &file, &text, d))?;
-                (module, self.paths(), self.paths())
+                (module, self.paths(), self.paths(), None)
             }
             Language::Fortran => {
                 if !o.arg_types.is_empty() {
@@ -171,7 +194,7 @@ impl Pipeline {
                         (vec![source], Vec::new(), Vec::new())
                     }
                 };
-                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false };
+                let opts = FortranOptions { entry: o.entry.clone(), fixed_form: false, keep_case: o.keep_case };
                 let dirs = o.include_dirs.clone();
                 // Every `include` file found, for the dependency list.
                 let included = std::cell::RefCell::new(Vec::<PathBuf>::new());
@@ -180,21 +203,37 @@ impl Pipeline {
                     included.borrow_mut().push(PathBuf::from(&found.0));
                     Ok(found)
                 };
-                let module = adjc_frontend::lower_fortran_sources(&inputs, &opts, &resolve)
+                let lowered = adjc_frontend::fortran::lower_fortran_full(&inputs, &opts, &resolve)
                     .map_err(|e| Error::at(Stage::Frontend, &e.file, &e.source, e.diag))?;
+                let (module, bindings) = (lowered.module, lowered.bindings);
+                state = lowered.state;
                 let mut read = paths.clone();
                 for p in cpp_included.into_iter().chain(included.into_inner()) {
                     if !read.contains(&p) {
                         read.push(p);
                     }
                 }
-                (module, paths, read)
+                (module, paths, read, Some(bindings))
             }
         };
         validate::validate_module(&module).map_err(|e| {
             Source { file: module.file.clone(), text: module.source.clone() }.invalid(Stage::Frontend, e)
         })?;
-        Ok((module, paths, read))
+        Ok((module, paths, read, bindings, state))
+    }
+
+    /// A name the user gave (`--wrt X`, `--sizes N=8`) as the function's variable it means:
+    /// Fortran is case-insensitive, so `x` names `X` (and, as the C is lower case by
+    /// default, `X` names `x`). Python names and names that match nothing stay as given.
+    fn source_name(&self, f: &Function, given: &str) -> String {
+        if self.options.language().ok() != Some(Language::Fortran) {
+            return given.to_string();
+        }
+        crate::fortran_name(f, given)
+    }
+
+    fn source_names(&self, f: &Function, given: &[String]) -> Vec<String> {
+        given.iter().map(|g| self.source_name(f, g)).collect()
     }
 
     /// The source files given (none for text).
@@ -220,8 +259,8 @@ impl Pipeline {
     fn ad_options(&self, f: &Function) -> Result<AdOptions, Diagnostic> {
         let o = &self.options;
         Ok(AdOptions {
-            wrt: o.wrt.clone(),
-            of: o.of.clone(),
+            wrt: o.wrt.as_ref().map(|names| self.source_names(f, names)),
+            of: o.of.as_ref().map(|names| self.source_names(f, names)),
             checkpoints: crate::checkpoint_flag::resolve(f, &o.checkpoints)?,
             // A memory plan starts from the adjoint that tapes everything, loop arrays
             // included, and chooses which of them to recompute.
@@ -269,10 +308,12 @@ impl Pipeline {
         memory: Option<&MemoryPlan>,
         stem: &str,
         src: &Source,
+        input_hashes: &[(String, String)],
     ) -> Result<adjc_emit::CFiles, Error> {
         let emit_opts = EmitOptions {
             stem: stem.to_string(),
             header_comment: header_comment(&src.file, self.options.command_line.as_deref()),
+            source_comment: inputs_comment(input_hashes),
             size_guards: memory.iter().map(|m| m.size_guard(&adjoint.function.name)).collect(),
         };
         adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)

@@ -68,20 +68,21 @@ fn bench_py_quick_writes_a_table_that_parses() {
     let rows = table(&md, "One thread");
     assert_eq!(rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(), ["jacobi_1d", "gesummv"], "{md}");
     for r in &rows {
-        assert_eq!(r.len(), 15, "{md}");
+        assert_eq!(r.len(), 16, "{md}");
         // NumPy forward, adjc forward and adjoint, adj/fwd.
         for c in [1, 2, 3] {
             assert!(ms(&r[c]).is_some_and(|v| v >= 0.0), "column {c} of {r:?}");
         }
         assert!(r[4].parse::<f64>().is_ok(), "{r:?}");
         // The C forward agrees with NumPy on the same inputs.
-        let c_vs_numpy: f64 = r[13].parse().unwrap_or_else(|_| panic!("{r:?}"));
+        let c_vs_numpy: f64 = r[14].parse().unwrap_or_else(|_| panic!("{r:?}"));
         assert!(c_vs_numpy < 1e-10, "{r:?}");
         if jax {
-            for c in [5, 6] {
+            // JAX forward, vjp (values and gradient), grad only.
+            for c in [5, 6, 7] {
                 assert!(ms(&r[c]).is_some(), "JAX column {c} of {r:?}");
             }
-            let grad: f64 = r[12].parse().unwrap_or_else(|_| panic!("{r:?}"));
+            let grad: f64 = r[13].parse().unwrap_or_else(|_| panic!("{r:?}"));
             assert!(grad < 1e-10, "adjc and JAX gradients differ: {r:?}");
         }
     }

@@ -76,7 +76,7 @@ fn mlp_relu_masks_and_bias_reductions() {
     let adj = function(&c, "mlp_b");
     assert_eq!(atomics(adj), 0, "{adj}");
     assert!(adj.contains("softmax backward"), "{adj}");
-    // The relu mask is the first update of x_2_b: it assigns (no zero-fill pass before it).
+    // The first update of x_2_b assigns: no zero-fill pass before it (fill_merge, zero_fill).
     assert!(adj.contains("x_2_b_(i, j) = x_2_(i, j) > 0.0 ? x_3_b_(i, j) : 0.0;"), "{adj}");
     assert!(!adj.contains(">= 0.0 ?"), "{adj}");
     // b1 was broadcast over the batch: its adjoint is a column sum, each thread owning b1_b[j].

@@ -95,6 +95,121 @@ fn fortran_program_calls_forward_and_adjoint() {
     drive("examples/python/gemm.py", "gemm");
 }
 
+/// An array of nested derived types (column_flux: `type(column) :: cols(ncol)`): the wrappers
+/// copy its components into the C's one-array-per-component layout and back.
+#[test]
+fn array_of_types_wrappers_copy_the_components() {
+    let dir = scratch("fiface-cols");
+    let out = adjc(&[
+        "transpile",
+        "examples/fortran/column_flux.f90",
+        "examples/fortran/modules/column_types.f90",
+        "-I",
+        "examples/fortran/modules",
+        "-o",
+        dir.to_str().unwrap(),
+        "--fortran-interface",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let w = std::fs::read_to_string(dir.join("column_flux_adjc_wrap.f90")).unwrap();
+    assert!(w.contains("  subroutine column_flux_b(ncol, cols, cols_b, flux, flux_b)\n"), "{w}");
+    assert!(w.contains("      adjc_t3(:, adjc_i) = cols(adjc_i)%gas%t\n"), "{w}");
+    if !have("gfortran") {
+        assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
+        return;
+    }
+    let modules = root().join("examples/fortran/modules");
+    let m = |f: &str| modules.join(f).display().to_string();
+    let original = root().join("examples/fortran/column_flux.f90").display().to_string();
+    run(Command::new("cc").current_dir(&dir).args(["-std=c11", "-O1", "-I.", "-c", "column_flux.c"]));
+    for src in
+        [m("heat_kinds.f90"), m("column_types.f90"), "column_flux_adjc.f90".into(), "column_flux_adjc_wrap.f90".into()]
+    {
+        run(Command::new("gfortran").current_dir(&dir).args(["-std=f2018", "-Werror", "-c", &src]));
+    }
+    run(Command::new("gfortran").current_dir(&dir).args([
+        "-std=f2018",
+        "-Werror",
+        "-c",
+        &original,
+        "-o",
+        "column_physics.o",
+    ]));
+    let driver = root().join("adjc/tests/fortran_drivers/column_flux.f90");
+    run(Command::new("gfortran").current_dir(&dir).args([
+        "-o",
+        "drive",
+        driver.to_str().unwrap(),
+        "heat_kinds.o",
+        "column_types.o",
+        "column_physics.o",
+        "column_flux.o",
+        "column_flux_adjc.o",
+        "column_flux_adjc_wrap.o",
+        "-lm",
+    ]));
+    let out = Command::new(dir.join("drive")).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("fortran driver ok"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A routine with derived-type dummies (heat_evolve: `type(field)` from a module of another
+/// file): the wrappers of `<stem>_adjc_wrap.f90` take the fields whole; a Fortran program
+/// calls them next to the original routine and checks the forward values and the gradient.
+#[test]
+fn derived_type_wrappers_take_the_original_arguments() {
+    let dir = scratch("fiface-derived");
+    let out = adjc(&[
+        "transpile",
+        "examples/fortran/heat_evolve.f90",
+        "examples/fortran/modules/heat_fields.f90",
+        "-I",
+        "examples/fortran/modules",
+        "-o",
+        dir.to_str().unwrap(),
+        "--fortran-interface",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let w = std::fs::read_to_string(dir.join("heat_evolve_adjc_wrap.f90")).unwrap();
+    assert!(w.contains("  subroutine evolve_b(curr, curr_b, prev, prev_b, a, a_b, dt, dt_b)\n"), "{w}");
+    assert!(w.contains("    type(field), intent(inout) :: curr, curr_b\n"), "{w}");
+    assert!(w.contains("int(lbound(curr%data, 1), c_int64_t)"), "{w}");
+    assert!(w.lines().all(|l| l.len() <= 132 || l.starts_with('!')), "{w}");
+    if !have("gfortran") {
+        assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
+        return;
+    }
+    let modules = root().join("examples/fortran/modules");
+    let m = |f: &str| modules.join(f).display().to_string();
+    let heat = root().join("examples/fortran/heat_evolve.f90").display().to_string();
+    run(Command::new("cc").current_dir(&dir).args(["-std=c11", "-O1", "-I.", "-c", "heat_evolve.c"]));
+    for src in
+        [m("heat_kinds.f90"), m("heat_fields.f90"), "heat_evolve_adjc.f90".into(), "heat_evolve_adjc_wrap.f90".into()]
+    {
+        run(Command::new("gfortran").current_dir(&dir).args(["-std=f2018", "-Werror", "-c", &src]));
+    }
+    // The original routine (its object must not take the C object's name).
+    run(Command::new("gfortran").current_dir(&dir).args(["-std=f2018", "-Werror", "-c", &heat, "-o", "heat_core.o"]));
+    let driver = root().join("adjc/tests/fortran_drivers/heat_evolve.f90");
+    run(Command::new("gfortran").current_dir(&dir).args([
+        "-o",
+        "drive",
+        driver.to_str().unwrap(),
+        "heat_kinds.o",
+        "heat_fields.o",
+        "heat_core.o",
+        "heat_evolve.o",
+        "heat_evolve_adjc.o",
+        "heat_evolve_adjc_wrap.o",
+        "-lm",
+    ]));
+    let out = Command::new(dir.join("drive")).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("fortran driver ok"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every example's interface module compiles with `gfortran -std=f2018 -Werror`, names Fortran
 /// cannot take included (`_fict_` in fdtd_2d.py, `N` next to `n` in power_loop.py).
 #[test]

@@ -207,3 +207,52 @@ fn shared_element_additions_are_reductions_not_atomics() {
         assert!(out.status.success() && t.contains("check passed"), "{t}");
     }
 }
+
+/// The `for` line of the loop that accumulates `needle` and the line just above it (its
+/// pragma, if any), for every such loop in `f`.
+fn pragmas_above(f: &str, needle: &str) -> Vec<String> {
+    let lines: Vec<&str> = f.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (k, l) in lines.iter().enumerate() {
+        if l.starts_with(needle) && k >= 2 && lines[k - 1].starts_with("for (") {
+            out.push(lines[k - 2].to_string());
+        }
+    }
+    out
+}
+
+/// Sums into a scalar are vectorised (`simd reduction`): a sequential loop whose whole body
+/// is the sum (durbin's `np.dot` of a flipped slice, forward and adjoint), a 1-D map with a
+/// scalar reduction (`for simd`), and the sequential copy of a guarded map or hoisted
+/// region, which is what runs at one thread. Without `simd` gcc keeps the strict
+/// left-to-right order: one add chain, 4 cycles an element.
+#[test]
+fn scalar_sums_carry_simd_reductions() {
+    let dir = scratch("omp-simd-sums");
+    let durbin = transpile(&dir, "durbin", &[]);
+    for name in ["durbin", "durbin_b"] {
+        let f = function(&durbin, name);
+        let above = pragmas_above(f, "dot_1 += r[k - i - 1] * y[i];");
+        assert!(!above.is_empty(), "no dot loop in\n{f}");
+        for p in &above {
+            assert_eq!(p, "ADJC_OMP(simd reduction(+:dot_1))", "{name}:\n{f}");
+        }
+    }
+    // The reverse sweep's `alpha_b += y[k - i - 1] * y_tmp_b[i]`: a reversed read is no
+    // obstacle to `simd`.
+    let b = function(&durbin, "durbin_b");
+    let above = pragmas_above(b, "alpha_b += y[k - i - 1] * y_tmp_b[i];");
+    assert_eq!(above, ["ADJC_OMP(for simd reduction(+:alpha_b))", "ADJC_OMP(simd reduction(+:alpha_b))"], "{b}");
+
+    let sw = transpile(&dir, "shallow_water", &[]);
+    let b = function(&sw, "shallow_water_b");
+    let above = pragmas_above(b, "dt_b_acc -= (fu[i + 1] - fu[i - 1]) * (1.0 / (2.0 * dx)) * u_b[i];");
+    assert_eq!(
+        above,
+        ["ADJC_OMP(for simd reduction(+:dt_b_acc, dx_b_acc))", "ADJC_OMP(simd reduction(+:dt_b_acc, dx_b_acc))"],
+        "{b}"
+    );
+    // Loops that are not sums keep no `simd` of their own in the sequential copies.
+    let plain = pragmas_above(b, "hu[i] = h[i] * u[i];");
+    assert!(plain.iter().all(|p| !p.contains("simd")), "{plain:?}");
+}

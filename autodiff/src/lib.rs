@@ -61,6 +61,8 @@
 //!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
 //!   `rank_update`: the `ger` updates (and zero-fill) of one adjoint matrix as one map;
 //!   `fill_merge`: a zero-fill and the map that first adds into it, as one assigning map;
+//!   `zero_fill`: zero fills of adjoints that nothing reads dropped, first additions into a
+//!   zero-filled adjoint written as assignments (β = 0 for gemm);
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -109,6 +111,7 @@ mod softmax;
 pub mod split;
 mod tape;
 mod util;
+pub mod zero_fill;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use parallelize::parallelize;

@@ -463,6 +463,9 @@ impl<'a> Emitter<'a> {
                 (format!("adjc_in_range({var}, {stop_text}, {step_text})"), format!("{var} += {step_text}"))
             }
         };
+        if let Some(simd) = omp::reduction_loop_simd(self.cx, l, self.parallel.is_some()) {
+            self.line(format!("ADJC_OMP({simd})"));
+        }
         self.line(format!("for (int64_t {var} = {start}; {cond}; {incr}) {{"));
         self.depth += 1;
         self.block(&l.body, line, false)?;
@@ -511,9 +514,17 @@ impl<'a> Emitter<'a> {
             self.line(format!("ADJC_OMP({p})"));
         }
         for (n, d) in m.dims.iter().enumerate() {
-            if parallel && plan.simd && n + 1 == m.dims.len() {
+            // The innermost loop carries `simd` (with the reductions it accumulates) in the
+            // parallel copy, where a 1-D map has it in `for simd` already. The sequential
+            // copy of a guarded map or hoisted region (what runs at one thread) carries it
+            // only for a reduction: gcc vectorises the other loops itself, but never a
+            // strict left-to-right sum.
+            if plan.simd && n + 1 == m.dims.len() {
                 let simd = self.plan.simd_pragma(self.cx, m);
-                self.line(format!("ADJC_OMP({simd})"));
+                let reduces = simd.contains("reduction");
+                if (parallel && m.dims.len() > 1) || (self.serial_copy && reduces) {
+                    self.line(format!("ADJC_OMP({simd})"));
+                }
             }
             let var = self.cx.name(d.var);
             let text =

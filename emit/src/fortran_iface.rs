@@ -23,7 +23,7 @@ pub fn emit_fortran_interface(functions: &[&Function], opts: &crate::EmitOptions
     let mut row_major = false;
     for f in functions {
         row_major |= f.params.iter().any(|p| matches!(f.var(p.var).ty, Type::Array { layout: Layout::RowMajor, .. }));
-        fns.push(interface(f)?);
+        fns.push(interface(f, None)?);
     }
     let mut banner = opts.header_comment.clone();
     if !banner.is_empty() {
@@ -38,15 +38,17 @@ pub fn emit_fortran_interface(functions: &[&Function], opts: &crate::EmitOptions
 }
 
 /// One interface: the `function ... bind(C)` line(s), the dummies' declarations, a doc line.
-fn interface(f: &Function) -> Result<minijinja::Value, Diagnostic> {
+/// `fname`: its Fortran name, when not the C name.
+pub(crate) fn interface(f: &Function, fname: Option<&str>) -> Result<minijinja::Value, Diagnostic> {
     let (cname, _) = names::c_identifier(&f.name);
+    let fname = fname.map_or_else(|| cname.clone(), str::to_string);
     let c_vars = names::assign(f).vars;
     // Dummy names are the caller's business only when it passes keyword arguments: the
     // binding is by position. So a C name Fortran cannot take (`_fict_`, or `A` next to
     // `a`, Fortran being case-insensitive) gets a Fortran name of its own, listed above the
     // interface.
     let mut vars = c_vars.clone();
-    let mut seen: BTreeSet<String> = BTreeSet::from([cname.to_ascii_lowercase()]);
+    let mut seen: BTreeSet<String> = BTreeSet::from([fname.to_ascii_lowercase()]);
     let mut renamed = Vec::new();
     for p in &f.params {
         let c = &c_vars[p.var.index()];
@@ -64,7 +66,7 @@ fn interface(f: &Function) -> Result<minijinja::Value, Diagnostic> {
         vars[p.var.index()] = name;
     }
     let args: Vec<String> = f.params.iter().map(|p| vars[p.var.index()].clone()).collect();
-    let head = wrap(&format!("function {cname}({}) bind(C, name=\"{cname}\")", args.join(", ")), 4);
+    let head = wrap(&format!("function {fname}({}) bind(C, name=\"{cname}\")", args.join(", ")), 4);
     // A specification expression may only use dummies declared before it: scalars first.
     let mut scalars = Vec::new();
     let mut arrays = Vec::new();
@@ -95,7 +97,7 @@ fn interface(f: &Function) -> Result<minijinja::Value, Diagnostic> {
     let decls: Vec<String> = scalars.into_iter().chain(arrays).flat_map(|d| wrap(&d, 6)).collect();
     let mut doc = vec![format!("int {cname}(...): the C header documents what each argument holds on entry and exit")];
     doc.extend(renamed);
-    Ok(context! { name => cname, head => head, decls => decls, doc => doc })
+    Ok(context! { name => fname, head => head, decls => decls, doc => doc })
 }
 
 fn intent(i: Intent) -> &'static str {
@@ -126,7 +128,7 @@ fn bound(lower: &Expr, extent: &Expr, vars: &[String]) -> Option<String> {
 
 /// An integer size expression in Fortran syntax; `None` for anything a declaration cannot
 /// hold. `prec` is the binding strength of the context (0 none, 1 `+ -`, 2 `* /`, 3 unary).
-fn expr(e: &Expr, vars: &[String], prec: u8) -> Option<String> {
+pub(crate) fn expr(e: &Expr, vars: &[String], prec: u8) -> Option<String> {
     let (text, own) = match &e.kind {
         ExprKind::Const(Literal::Int(v)) if *v >= 0 => (v.to_string(), 4),
         ExprKind::Const(Literal::Int(v)) => (format!("({v})"), 4),
@@ -162,7 +164,7 @@ fn expr(e: &Expr, vars: &[String], prec: u8) -> Option<String> {
 }
 
 /// Breaks a line longer than [`LINE_WIDTH`] after commas, with `&` continuations.
-fn wrap(line: &str, indent: usize) -> Vec<String> {
+pub(crate) fn wrap(line: &str, indent: usize) -> Vec<String> {
     if line.len() + indent <= LINE_WIDTH {
         return vec![line.to_string()];
     }
@@ -180,7 +182,7 @@ fn wrap(line: &str, indent: usize) -> Vec<String> {
 }
 
 /// The module name must be a Fortran identifier: a letter, then letters, digits, `_`.
-fn fortran_stem(stem: &str) -> String {
+pub(crate) fn fortran_stem(stem: &str) -> String {
     let s: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     if s.starts_with(|c: char| c.is_ascii_alphabetic()) {
         s

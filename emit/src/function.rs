@@ -22,6 +22,7 @@ pub(crate) struct FnView {
     pub epilogue: Vec<String>,
     pub doc: Vec<String>,
     pub renames: Vec<Rename>,
+    pub prototype: crate::Prototype,
 }
 
 /// A run of top-level statements, under a banner when it is a section.
@@ -264,7 +265,20 @@ pub(crate) fn build(
     let mut mentioned: BTreeSet<VarId> = cx.used();
     mentioned.extend(f.params.iter().map(|p| p.var));
     let renames = names.renames(f, &mentioned);
-    Ok(FnView { signature, macro_defs, macro_names, prologue, parts, epilogue, doc, renames })
+    let prototype = crate::Prototype {
+        name: cname.to_string(),
+        params: f
+            .params
+            .iter()
+            .zip(&param_types)
+            .map(|(p, ty)| crate::PrototypeParam { name: names.get(p.var).to_string(), c_type: ty.trim().to_string() })
+            .collect(),
+        doc: doc
+            .iter()
+            .map(|l| l.strip_prefix(" *").unwrap_or(l).strip_prefix(' ').unwrap_or("").to_string())
+            .collect(),
+    };
+    Ok(FnView { signature, macro_defs, macro_names, prologue, parts, epilogue, doc, renames, prototype })
 }
 
 /// `const double *`, `double *`, `double`, `int64_t`.

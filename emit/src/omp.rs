@@ -469,13 +469,57 @@ fn unit_in(e: &Expr, v: VarId) -> bool {
     }
 }
 
+/// Whether `v` appears in `e` only as `c - v` (`c` free of `v`), plus or minus terms free of
+/// `v`: a reversed unit-stride access such as durbin's `y[k - i - 1]`, which vectorises
+/// with a lane permutation.
+fn reversed_in(e: &Expr, v: VarId) -> bool {
+    use adjc_ir::BinOp;
+    match &e.kind {
+        ExprKind::Binary(BinOp::Sub, a, b) => {
+            (!a.mentions(v) && unit_in(b, v)) || (reversed_in(a, v) && !b.mentions(v))
+        }
+        ExprKind::Binary(BinOp::Add, a, b) => {
+            (reversed_in(a, v) && !b.mentions(v)) || (reversed_in(b, v) && !a.mentions(v))
+        }
+        _ => false,
+    }
+}
+
+/// `simd reduction(op:x)` for a sequential loop whose whole body is one accumulation into a
+/// scalar local `x` (`dot += r[k - i - 1] * y[i]`, a frontend `np.dot` or `sum`): without
+/// it the sum is one add chain, 4 cycles an element (durbin's forward spends a third of its
+/// time there). Safe because the loop writes nothing but `x` and the value does not read
+/// `x`: the iterations differ only in the order of the sum, which `simd` may reassociate
+/// (NumPy's own sums are pairwise or blocked, never left to right). Not for a `shared`
+/// accumulation inside a parallel map (that one needs an atomic), a product, max or min (only
+/// sums: the chains measured), a boolean, an `out` scalar (`(*x)` cannot be a clause's list item) or a loop whose step is not ±1.
+pub(crate) fn reduction_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Option<String> {
+    let [stmt] = l.body.as_slice() else { return None };
+    let StmtKind::Accumulate { target, op, value, shared } = &stmt.kind else { return None };
+    let scalar_local = target.is_scalar()
+        && matches!(cx.access(target.var), crate::layout::Access::Value)
+        && cx.f.var(target.var).ty.elem() != Scalar::Bool;
+    let step_one = matches!(l.step.as_int(), Some(1) | Some(-1));
+    let reads_self = value.mentions(target.var) || l.stop.mentions(target.var) || l.start.mentions(target.var);
+    if *op != AccOp::Add || !scalar_local || !step_one || reads_self || (*shared && in_parallel) {
+        return None;
+    }
+    let one = BTreeMap::from([(target.var, *op)]);
+    Some(format!("simd{}", reduction_clauses(cx, &one)))
+}
+
 /// Whether the innermost loop of `m` can carry `omp simd` (module docs). `private` are the
 /// scalars declared in its body; `reductions` the map's reduction clauses: a shared `+=`,
 /// `*=`, `max=` or `min=` into one of them (not boolean) becomes a `simd reduction` too.
 fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<VarId, AccOp>) -> bool {
     let Some(inner) = m.dims.last() else { return false };
     let v = inner.var;
-    if m.dims.len() < 2 || m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v))) {
+    // A one-dimensional map is vectorised by gcc anyway, except for a scalar reduction:
+    // without `simd reduction` its strict left-to-right sum is one add chain (shallow_water's
+    // `dt_b += ...`: 4 cycles an element). So 1-D maps carry `simd` only with reductions.
+    if (m.dims.len() < 2 && reductions.is_empty())
+        || m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v)))
+    {
         return false;
     }
     // Reads may leave `v` out of the index (a value broadcast along the loop); writes must
@@ -488,7 +532,7 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
         };
         index.iter().enumerate().all(|(k, e)| {
             if k == fast {
-                unit_in(e, v) || (!write && !e.mentions(v))
+                unit_in(e, v) || (!write && (!e.mentions(v) || reversed_in(e, v)))
             } else {
                 !e.mentions(v)
             }
@@ -675,6 +719,11 @@ impl Plan {
         }
         if plan.balanced {
             s.push_str(" schedule(static, 1)");
+        }
+        if plan.simd && m.dims.len() == 1 {
+            // One loop: the worksharing loop is also the vector loop (`for simd`), whose
+            // reduction clause covers both the threads and the lanes.
+            s.push_str(" simd");
         }
         s.push_str(&reduction_clauses(cx, &plan.reductions));
         Some(s)

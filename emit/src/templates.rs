@@ -16,6 +16,8 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("function.c.j2", include_str!("../../templates/function.c.j2")),
     ("header.h.j2", include_str!("../../templates/header.h.j2")),
     ("fortran_interface.f90.j2", include_str!("../../templates/fortran_interface.f90.j2")),
+    ("python_module.py.j2", include_str!("../../templates/python_module.py.j2")),
+    ("review.html.j2", include_str!("../../templates/review.html.j2")),
     // The harness files `adjc check` and `adjc bench` write (rendered by the command line).
     ("driver_calls.c.j2", include_str!("../../templates/driver_calls.c.j2")),
     ("check_driver.c.j2", include_str!("../../templates/check_driver.c.j2")),
@@ -69,7 +71,8 @@ fn function_value(f: &FnView) -> Value {
 
 /// Renders the `.c` and `.h` files.
 pub(crate) fn render(
-    banner: &[String],
+    c_banner: &[String],
+    h_banner: &[String],
     stem: &str,
     guard: &str,
     renames: &[String],
@@ -78,8 +81,10 @@ pub(crate) fn render(
 ) -> Result<(String, String), Diagnostic> {
     let env = environment()?;
     let fns: Vec<Value> = functions.iter().map(function_value).collect();
-    let ctx = context! { banner => banner.to_vec(), stem => stem, guard => guard, renames => renames.to_vec(), functions => fns, uses_blas => uses_blas };
-    let c = env.get_template("source.c.j2").and_then(|t| t.render(&ctx)).map_err(internal)?;
-    let h = env.get_template("header.h.j2").and_then(|t| t.render(&ctx)).map_err(internal)?;
+    let ctx = |banner: &[String]| {
+        context! { banner => banner.to_vec(), stem => stem, guard => guard, renames => renames.to_vec(), functions => fns.clone(), uses_blas => uses_blas }
+    };
+    let c = env.get_template("source.c.j2").and_then(|t| t.render(ctx(c_banner))).map_err(internal)?;
+    let h = env.get_template("header.h.j2").and_then(|t| t.render(ctx(h_banner))).map_err(internal)?;
     Ok((c, h))
 }

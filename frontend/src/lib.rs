@@ -19,6 +19,8 @@ mod source_file;
 mod sym;
 mod ts;
 
-pub use fortran::{lower_fortran, lower_fortran_sources, FortranOptions, FortranSource, SourceError};
+pub use fortran::{
+    lower_fortran, lower_fortran_bound, lower_fortran_sources, FortranOptions, FortranSource, SourceError,
+};
 pub use python::{lower_python, PythonOptions};
 pub use source_file::{read_source, LoadError, MAX_SOURCE_BYTES};

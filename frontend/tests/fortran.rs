@@ -81,11 +81,16 @@ end module
 #[test]
 fn case_insensitive_names_keep_their_spelling() {
     let src = "SUBROUTINE Scale(N, X)\n  IMPLICIT NONE\n  INTEGER N\n  REAL(8) X(N)\n  INTEGER I\n  DO I = 1, N\n    x(i) = 2 * X(I)\n  END DO\nEND SUBROUTINE\n";
-    let m = lower(src);
+    let m = lower_with(src, &FortranOptions { keep_case: true, ..Default::default() });
     let f = &m.functions[0];
     assert_eq!(f.name, "Scale");
     let out = run(f, &[("N", Data::i(3)), ("X", Data::arr(&[3], vec![1.0, 2.0, 3.0]))]);
     assert_close(&out["X"].floats(), &[2.0, 4.0, 6.0]);
+    // By default the names are lower case, as gfortran names symbols.
+    let f = &lower(src).functions[0];
+    assert_eq!(f.name, "scale");
+    let names: Vec<&str> = f.vars.iter().map(|v| v.name.as_str()).collect();
+    assert!(names.contains(&"n") && names.contains(&"x") && !names.contains(&"X"), "{names:?}");
 }
 
 #[test]
@@ -272,9 +277,9 @@ end subroutine
 fn entry_selection() {
     let src = "subroutine a(x)\n  real(8) x\n  x = 1\nend subroutine\nsubroutine b(y)\n  real(8) y\n  y = 2\nend subroutine\n";
     assert_eq!(lower(src).functions[0].name, "b");
-    let m = lower_with(src, &FortranOptions { entry: Some("A".into()), fixed_form: false });
+    let m = lower_with(src, &FortranOptions { entry: Some("A".into()), ..Default::default() });
     assert_eq!(m.functions[0].name, "a");
-    let d = lower_fortran("t.f90", src, &FortranOptions { entry: Some("c".into()), fixed_form: false }).unwrap_err();
+    let d = lower_fortran("t.f90", src, &FortranOptions { entry: Some("c".into()), ..Default::default() }).unwrap_err();
     assert!(d.message.contains("procedure `c` not found"), "{}", d.message);
     assert!(d.help.unwrap().contains("`a`, `b`"));
 }
@@ -432,8 +437,8 @@ contains
   end function
 end module
 ";
-    // Array constructors are not supported: the function above is rejected when used.
-    assert!(lower_fortran("t.f90", src, &FortranOptions::default()).is_err());
+    // An array constructor inside a scalar function: a work array filled before the statement.
+    assert!(lower_fortran("t.f90", src, &FortranOptions::default()).is_ok());
     let src = "\
 module m
 contains
@@ -730,4 +735,55 @@ fn an_initialised_local_that_is_assigned_is_implied_save_and_an_error() {
         assert!(d.message.contains(msg), "{decl}: {}", d.message);
         assert_eq!(d.span.line, 4, "{decl}");
     }
+}
+
+/// The parameter names of the lowered entry, in order.
+fn param_names(src: &str) -> Vec<String> {
+    let m = lower(src);
+    let f = &m.functions[0];
+    f.params.iter().map(|p| f.var(p.var).name.clone()).collect()
+}
+
+const FIELD_TYPES: &str = "module t\n  type :: inner\n    real(8) :: a, unused_a\n    real(8) :: b(2)\n  end type\n  \
+     type :: field\n    integer :: n\n    real(8), allocatable :: v(:)\n    type(inner) :: sub\n    \
+     character(len=8) :: label\n  end type\nend module\n";
+
+/// A derived-type dummy becomes its components in use, in the type's order: nested ones
+/// `f_sub_a`, allocatable ones assumed-shape with their lower bounds `f_v_lb0`.
+#[test]
+fn derived_type_dummies_become_their_components() {
+    let src = format!(
+        "{FIELD_TYPES}subroutine k(f, y)\n  use t\n  type(field), intent(in) :: f\n  real(8) :: y\n  integer :: i\n  \
+         y = 0\n  do i = 1, f%n\n    y = y + f%v(i) * f%sub%a + f%sub%b(2)\n  end do\nend subroutine\n"
+    );
+    assert_eq!(param_names(&src), ["f_v_n0", "f_n", "f_v_lb0", "f_v", "f_sub_a", "f_sub_b", "y"]);
+}
+
+/// Assigning a whole derived-type variable keeps every component (the copy must not
+/// lose one), arrays of types are one array per component with the element axis last.
+#[test]
+fn whole_assignments_and_arrays_of_types() {
+    let src = "module t\n  type :: cell\n    real(8) :: rho, u(3)\n  end type\nend module\n\
+               subroutine k(n, cs, out)\n  use t\n  integer :: n\n  type(cell) :: cs(n), out\n  \
+               out = cs(n)\n  out%u(1) = out%u(1) * cs(1)%u(3)\nend subroutine\n";
+    assert_eq!(param_names(src), ["n", "cs_rho", "cs_u", "out_rho", "out_u"]);
+    let m = lower(src);
+    let f = &m.functions[0];
+    let cs_u = f.params.iter().map(|p| f.var(p.var)).find(|v| v.name == "cs_u").unwrap();
+    assert_eq!(cs_u.ty.rank(), 2, "u(3) of cs(n): (3, n)");
+}
+
+/// `kind=` and the other keywords of intrinsics are put in their positions.
+#[test]
+fn keyword_arguments_of_intrinsics() {
+    let src = "module kk\n  integer, parameter :: wp = selected_real_kind(p=13, r=300)\n  \
+               integer, parameter :: ip = selected_int_kind(r=9)\n  integer(kind=ip), parameter :: nb = int(3, kind=ip)\n\
+               end module\nsubroutine k(n, x, y)\n  use kk\n  integer(kind=ip) :: n\n  real(kind=wp) :: x(n), y\n  \
+               y = real(nb, kind=kind(1.0d0)) * sum(array=x) + size(x, dim=1)\nend subroutine\n";
+    let m = lower(src);
+    let f = &m.functions[0];
+    assert_eq!(f.var(f.params[1].var).ty.elem(), Scalar::F64);
+    // A keyword that leaves a position empty stays an error of the intrinsic.
+    let gap = "subroutine k(n, x, y)\n  integer :: n\n  real(8) :: x(n), y\n  y = sum(x, mask=x > 0)\nend subroutine\n";
+    assert!(lower_err(gap).message.contains("keyword arguments of `sum` are not supported"));
 }

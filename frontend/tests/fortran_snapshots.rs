@@ -15,7 +15,14 @@ fn example(name: &str) -> String {
         original: None,
     };
     let mut sources = vec![source(path.clone(), src, fixed_form)];
-    let modules: &[&str] = if name == "heat_step" { &["heat_kinds", "heat_params"] } else { &[] };
+    let modules: &[&str] = match name {
+        "heat_step" => &["heat_kinds", "heat_params"],
+        "heat_evolve" => &["heat_kinds", "heat_fields"],
+        "column_flux" => &["heat_kinds", "column_types"],
+        "layer_weights" => &["parkind1"],
+        "scale_optical_depth" => &["yomhook", "radiation_state"],
+        _ => &[],
+    };
     for m in modules {
         let p = format!("{dir}/modules/{m}.f90");
         sources.push(source(p.clone(), std::fs::read_to_string(&p).unwrap(), false));
@@ -73,7 +80,16 @@ example_snapshot!(
     init_values,
     literal_kinds,
     early_return,
-    f77_decls
+    f77_decls,
+    heat_evolve,
+    column_flux,
+    layer_weights,
+    optional_args,
+    nas_rhs,
+    scale_optical_depth,
+    nas_data_stmtfn,
+    f77_gotos,
+    radiation_diag
 );
 
 #[test]
@@ -83,5 +99,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 34, "add the new example to example_snapshot! above");
+    assert_eq!(n, 43, "add the new example to example_snapshot! above");
 }

@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
             Ok((format!("{name}.inc"), "      x = 1.0\n".to_string()))
         }
     };
-    let opts = FortranOptions { entry: None, fixed_form };
+    let opts = FortranOptions { fixed_form, ..Default::default() };
     match lower_fortran_sources(&sources, &opts, &resolve) {
         Ok(m) => adjc_fuzz::check_module(&m, &m.file.clone(), &m.source.clone()),
         Err(e) => adjc_fuzz::no_internal(&e.diag, &e.file, &e.source),

@@ -44,7 +44,7 @@ pub fn check_module(m: &Module, file: &str, src: &str) {
     }
     let mut module = m.clone();
     module.functions[0] = primal;
-    let emit_opts = adjc_emit::EmitOptions { stem: "fuzz".into(), header_comment: vec![], size_guards: vec![] };
+    let emit_opts = adjc_emit::EmitOptions { stem: "fuzz".into(), header_comment: vec![], source_comment: vec![], size_guards: vec![] };
     if let Err(d) = adjc_emit::emit_c(&module, &[&module.functions[0], &adjoint.function], &emit_opts) {
         no_internal(&d, file, src);
     }

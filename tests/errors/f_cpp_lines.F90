@@ -1,4 +1,4 @@
-! expect: 10:3: `goto` is not supported
+! expect: 10:3: a backward `goto 10` (a loop) is not supported
 #define N 10
 #define DATA_TYPE real(8)
 
@@ -6,7 +6,7 @@
 
 subroutine k(x)
   DATA_TYPE :: x(N)
-  x = 2.0d0 * x
+10 x = 2.0d0 * x
   goto 10
-10 continue
+  continue
 end subroutine

@@ -1,4 +1,4 @@
-! expect: 5:3: derived type
+! expect: 5:18: the type `state` is not defined in the files given
 subroutine k(n, x)
   integer :: n
   real(8) :: x(n)

@@ -1,8 +1,8 @@
-! expect: 6:3: `goto` is not supported
+! expect: 7:21: a backward `goto 10` (a loop) is not supported
 subroutine k(n, x)
   integer :: n
   real(8) :: x(n)
-  x(1) = 2.0d0 * x(1)
-  goto 10
 10 continue
+  x(1) = 2.0d0 * x(1)
+  if (x(1) < 1.0d0) goto 10
 end subroutine

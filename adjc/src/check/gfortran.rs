@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use adjc_frontend::fortran::{FortranState, Origin};
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::context;
 
@@ -76,6 +77,37 @@ pub fn container(source: &str, routine: &str, fixed_form: bool) -> Result<Option
     Ok(None)
 }
 
+/// The routine's state as the driver reaches it: `use` lines renaming the module variables
+/// to the driver's names (`use m, only: adjc_p3 => alpha`), and the COMMON blocks declared
+/// with the driver's names for the members that are parameters (storage association is by
+/// position) and `adjc_cB_M` for the others.
+fn state_lines(plan: &Plan, state: &FortranState) -> (Vec<String>, Vec<String>) {
+    let index = |name: &str| plan.params.iter().position(|p| p.name == name);
+    let mut uses = Vec::new();
+    for sp in &state.params {
+        if let (Origin::Module { module, var }, Some(k)) = (&sp.origin, index(&sp.name)) {
+            uses.push(format!("use {module}, only: adjc_p{k} => {var}"));
+        }
+    }
+    let mut commons = Vec::new();
+    for (b, c) in state.commons.iter().enumerate() {
+        let mut names = Vec::new();
+        for (m, member) in c.members.iter().enumerate() {
+            match member.param.as_deref().and_then(index) {
+                Some(k) => names.push(format!("adjc_p{k}")),
+                None => {
+                    let name = format!("adjc_c{b}_{m}");
+                    commons.push(format!("{} :: {name}{}", member.type_decl, member.bounds));
+                    names.push(name);
+                }
+            }
+        }
+        let block = c.block.as_deref().map(|b| format!("/{b}/ ")).unwrap_or_default();
+        commons.push(format!("common {block}{}", names.join(", ")));
+    }
+    (uses, commons)
+}
+
 fn fortran_type(s: Scalar) -> &'static str {
     match s {
         Scalar::F64 => "real(kind(1.0d0))",
@@ -108,6 +140,8 @@ pub fn compare(
         return Ok(Outcome::Skipped("the function returns several values".into()));
     }
     let int_kinds = super::int_kinds::integer_kinds(&t.module.source, &primal.name);
+    let state = &t.fortran_state;
+    let (uses, commons) = state_lines(plan, state);
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut ret_type = String::new();
@@ -115,8 +149,16 @@ pub fn compare(
         if !matches!(p.role, VarRole::Param | VarRole::Return) {
             continue;
         }
-        let decl = match int_kinds.get(&p.name.to_ascii_lowercase()) {
-            Some(k) if p.elem == Scalar::I64 => format!("integer({k})"),
+        let origin = state.origin(&p.name);
+        let member_type = state
+            .commons
+            .iter()
+            .flat_map(|c| &c.members)
+            .find(|m| m.param.as_deref() == Some(p.name.as_str()))
+            .map(|m| m.type_decl.clone());
+        let decl = match (member_type, int_kinds.get(&p.name.to_ascii_lowercase())) {
+            (Some(t), _) => t,
+            (None, Some(k)) if p.elem == Scalar::I64 && origin.is_none() => format!("integer({k})"),
             _ => fortran_type(p.elem).to_string(),
         };
         let shape = match &p.shape {
@@ -133,7 +175,9 @@ pub fn compare(
             {
                 return Ok(Outcome::Skipped("assumed-shape dummies of a routine outside a module".into()));
             }
-            args.push(format!("adjc_p{k}"));
+            if origin.is_none() {
+                args.push(format!("adjc_p{k}"));
+            }
         }
         let cast = |v: String| match p.elem {
             Scalar::F32 => format!("real({v}, kind(1.0))"),
@@ -164,72 +208,42 @@ pub fn compare(
                 cast(value)
             }
         };
-        params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output() });
+        // A module variable is declared by its module (`use m, only: adjc_pK => v`).
+        let declare = !matches!(origin, Some(Origin::Module { .. }));
+        params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output(), declare => declare });
     }
+    // The `character` dummies the C leaves out take a blank text.
+    for &k in &t.fortran_state.text_dummies {
+        args.insert(k.min(args.len()), "' '".to_string());
+    }
+    // Derived-type dummies: built from their components around the call.
+    let derived = match t.fortran_bindings.as_ref().and_then(|b| super::derived_args::derived_args(b, plan)) {
+        None => super::derived_args::DerivedArgs { args, ..Default::default() },
+        Some(Ok(d)) => d,
+        Some(Err(why)) => return Ok(Outcome::Skipped(why)),
+    };
     let ctx = context! {
         kind => if returns.is_empty() { "subroutine" } else { "function" },
+        uses => derived.uses.into_iter().chain(uses).collect::<Vec<String>>(),
+        derived_decls => derived.decls,
+        pre => derived.pre,
+        post => derived.post,
         routine => primal.name.clone(),
         module => module,
         ret_type => ret_type,
         ret => returns.first().copied().unwrap_or(0),
         data_len => plan.data.len().max(1),
         params => params,
-        args => args.join(", "),
+        args => derived.args.join(", "),
+        commons => commons,
     };
     let driver = crate::templates::render("check_gfortran.f90.j2", ctx)?;
     std::fs::write(dir.join("check_gfortran.f90"), driver)
         .map_err(|e| CliError::Io(format!("cannot write the gfortran driver: {e}")))?;
-    // A source gfortran rejects (an extension adjc accepts) is not a failure of the adjoint.
-    let compile = |what: &str, cmd: &mut Command| -> Option<String> {
-        let out = cmd.current_dir(dir).output().ok()?;
-        if out.status.success() {
-            return None;
-        }
-        let err = String::from_utf8_lossy(&out.stderr);
-        let first = err.lines().find(|l| l.contains("Error")).unwrap_or("").trim().to_string();
-        Some(format!("gfortran cannot compile {what}: {first}"))
+    let objects = match compile_sources(&gfortran, t, dir, flags, sanitize)? {
+        Ok(objects) => objects,
+        Err(why) => return Ok(Outcome::Skipped(why)),
     };
-    // Every source file, in an order where modules come before their users: compile what
-    // compiles, retry the rest while that makes progress.
-    let mut pending = Vec::new();
-    for (k, p) in t.sources.iter().enumerate() {
-        let abs = std::fs::canonicalize(p).map_err(|e| CliError::Io(format!("{}: {e}", p.display())))?;
-        pending.push((abs.to_string_lossy().into_owned(), format!("adjc_original_{k}.o")));
-    }
-    let mut flags: Vec<String> = flags
-        .iter()
-        .map(|f| match f.strip_prefix("-I") {
-            Some(d) => format!("-I{}", std::fs::canonicalize(d).map(|p| p.display().to_string()).unwrap_or(d.into())),
-            None => f.clone(),
-        })
-        .collect();
-    if sanitize {
-        flags.extend(["-fcheck=all".to_string(), "-g".to_string()]);
-    }
-    let mut objects = Vec::new();
-    while !pending.is_empty() {
-        let before = pending.len();
-        let mut failed = Vec::new();
-        let mut why = None;
-        for (src, obj) in std::mem::take(&mut pending) {
-            let mut cmd = Command::new(&gfortran);
-            cmd.args(["-c", "-O1", "-J", "."]).args(&flags).args([src.as_str(), "-o", obj.as_str()]);
-            if adjc_frontend::fortran::needs_cpp(Path::new(&src), &std::fs::read_to_string(&src).unwrap_or_default()) {
-                cmd.arg("-cpp");
-            }
-            match compile("the source", &mut cmd) {
-                None => objects.push(obj),
-                Some(w) => {
-                    why.get_or_insert(w);
-                    failed.push((src, obj));
-                }
-            }
-        }
-        if failed.len() == before {
-            return Ok(Outcome::Skipped(why.unwrap_or_default()));
-        }
-        pending = failed;
-    }
     let mut driver_args: Vec<String> =
         ["-ffree-line-length-none", "-I.", "check_gfortran.f90"].iter().map(|s| s.to_string()).collect();
     driver_args.extend(objects);
@@ -237,7 +251,7 @@ pub fn compare(
     if sanitize {
         driver_args.extend(["-fcheck=all".to_string(), "-g".to_string()]);
     }
-    if let Some(why) = compile("the driver", Command::new(&gfortran).args(&driver_args)) {
+    if let Some(why) = compile(dir, "the driver", Command::new(&gfortran).args(&driver_args)) {
         return Ok(Outcome::Skipped(why));
     }
     super::driver::run_checked(
@@ -269,6 +283,169 @@ pub fn compare(
         off += n;
     }
     Ok(Outcome::Compared(rows))
+}
+
+/// A source gfortran rejects (an extension adjc accepts) is not a failure of the adjoint:
+/// why it failed, or `None`.
+fn compile(dir: &Path, what: &str, cmd: &mut Command) -> Option<String> {
+    let out = cmd.current_dir(dir).output().ok()?;
+    if out.status.success() {
+        return None;
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err.lines().find(|l| l.contains("Error")).unwrap_or("").trim().to_string();
+    Some(format!("gfortran cannot compile {what}: {first}"))
+}
+
+/// Compiles every source file in `dir`, in an order where modules come before their users
+/// (compile what compiles, retry the rest while that makes progress): the object files,
+/// or why gfortran cannot compile them.
+fn compile_sources(
+    gfortran: &str,
+    t: &Transpiled,
+    dir: &Path,
+    flags: &[String],
+    sanitize: bool,
+) -> CliResult<Result<Vec<String>, String>> {
+    let mut pending = Vec::new();
+    for (k, p) in t.sources.iter().enumerate() {
+        let abs = std::fs::canonicalize(p).map_err(|e| CliError::Io(format!("{}: {e}", p.display())))?;
+        pending.push((abs.to_string_lossy().into_owned(), format!("adjc_original_{k}.o")));
+    }
+    let mut flags: Vec<String> = flags
+        .iter()
+        .map(|f| match f.strip_prefix("-I") {
+            Some(d) => format!("-I{}", std::fs::canonicalize(d).map(|p| p.display().to_string()).unwrap_or(d.into())),
+            None => f.clone(),
+        })
+        .collect();
+    if sanitize {
+        flags.extend(["-fcheck=all".to_string(), "-g".to_string()]);
+    }
+    let mut objects = Vec::new();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut failed = Vec::new();
+        let mut why = None;
+        for (src, obj) in std::mem::take(&mut pending) {
+            let mut cmd = Command::new(gfortran);
+            cmd.args(["-c", "-O1", "-J", "."]).args(&flags).args([src.as_str(), "-o", obj.as_str()]);
+            if adjc_frontend::fortran::needs_cpp(Path::new(&src), &std::fs::read_to_string(&src).unwrap_or_default()) {
+                cmd.arg("-cpp");
+            }
+            match compile(dir, "the source", &mut cmd) {
+                None => objects.push(obj),
+                Some(w) => {
+                    why.get_or_insert(w);
+                    failed.push((src, obj));
+                }
+            }
+        }
+        if failed.len() == before {
+            return Ok(Err(why.unwrap_or_default()));
+        }
+        pending = failed;
+    }
+    Ok(Ok(objects))
+}
+
+/// `adjc check --setup ROUTINE,...`: runs the setup routines (compiled by gfortran with the
+/// sources) and takes the values they leave in the routine's COMMON blocks and module
+/// variables as the check's inputs for those parameters (in `plan.data`, before
+/// `inputs.bin` is written), so that the gfortran reference and the C driver both run on
+/// them. The other inputs keep their random values.
+pub fn run_setup(t: &Transpiled, plan: &mut Plan, dir: &Path, flags: &[String], setup: &[String]) -> CliResult<()> {
+    let Some(gfortran) = gfortran() else {
+        return Err(CliError::Usage("--setup runs the setup routines with gfortran, which is not found".into()));
+    };
+    let state = &t.fortran_state;
+    let inputs: Vec<usize> = (0..plan.params.len())
+        .filter(|&k| state.origin(&plan.params[k].name).is_some() && plan.params[k].x_off.is_some())
+        .collect();
+    let (uses, commons) = state_lines(plan, state);
+    let mut lines =
+        vec!["! Runs the setup routines of `adjc check --setup` and writes the state they set.".to_string()];
+    lines.push("program adjc_setup".into());
+    lines.extend(uses.iter().map(|u| format!("  {u}")));
+    lines.push("  implicit none".into());
+    lines.push("  integer :: adjc_u".into());
+    lines.push(format!("  real(kind(1.0d0)) :: adjc_data({})", plan.data.len().max(1)));
+    for (k, p) in plan.params.iter().enumerate() {
+        if !matches!(state.origin(&p.name), Some(Origin::Common { .. })) {
+            continue;
+        }
+        let member =
+            state.commons.iter().flat_map(|c| &c.members).find(|m| m.param.as_deref() == Some(p.name.as_str()));
+        let (ty, bounds) = member.map(|m| (m.type_decl.clone(), m.bounds.clone())).unwrap_or_default();
+        lines.push(format!("  {ty} :: adjc_p{k}{bounds}"));
+    }
+    // The members the check does not set keep their declarations from `state_lines`.
+    lines.extend(commons.iter().map(|c| format!("  {c}")));
+    // The random inputs first: what the setup routines do not set keeps them.
+    lines.push("  open(newunit=adjc_u, file='presetup.bin', access='stream', form='unformatted', status='old')".into());
+    lines.push("  read(adjc_u) adjc_data".into());
+    lines.push("  close(adjc_u)".into());
+    for &k in &inputs {
+        let p = &plan.params[k];
+        let (off, n) = (p.x_off.unwrap_or(0), p.count());
+        let value = match &p.shape {
+            None => format!("adjc_data({})", off + 1),
+            Some(s) if s.len() == 1 => format!("adjc_data({}:{})", off + 1, off + n),
+            Some(s) => format!(
+                "reshape(adjc_data({}:{}), [{}])",
+                off + 1,
+                off + n,
+                s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        match p.elem {
+            Scalar::Bool => lines.push(format!("  adjc_p{k} = ({value} /= 0)")),
+            _ => lines.push(format!("  adjc_p{k} = {value}")),
+        }
+    }
+    for r in setup {
+        if !r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || r.is_empty() {
+            return Err(CliError::Usage(format!("--setup {r}: not a routine name")));
+        }
+        lines.push(format!("  call {r}()"));
+    }
+    lines
+        .push("  open(newunit=adjc_u, file='setup.bin', access='stream', form='unformatted', status='replace')".into());
+    for &k in &inputs {
+        let value = match plan.params[k].elem {
+            Scalar::Bool => format!("merge(1.0d0, 0.0d0, adjc_p{k})"),
+            _ => format!("real(adjc_p{k}, kind(1.0d0))"),
+        };
+        lines.push(format!("  write(adjc_u) {value}"));
+    }
+    lines.push("  close(adjc_u)".into());
+    lines.push("end program adjc_setup".into());
+    std::fs::write(dir.join("adjc_setup.f90"), lines.join("\n") + "\n")
+        .map_err(|e| CliError::Io(format!("cannot write the setup program: {e}")))?;
+    super::super::harness::build::write_f64s(&dir.join("presetup.bin"), &plan.data)?;
+    let objects = compile_sources(&gfortran, t, dir, flags, false)?.map_err(CliError::CheckFailed)?;
+    let mut args: Vec<String> =
+        ["-ffree-line-length-none", "-I.", "adjc_setup.f90"].iter().map(|s| s.to_string()).collect();
+    args.extend(objects);
+    args.extend(["-o".to_string(), "adjc_setup".to_string()]);
+    if let Some(why) = compile(dir, "the setup program", Command::new(&gfortran).args(&args)) {
+        return Err(CliError::CheckFailed(format!("--setup: {why}")));
+    }
+    super::driver::run_checked(Command::new(dir.join("adjc_setup")).current_dir(dir), "the setup routines", false)?;
+    let bytes =
+        std::fs::read(dir.join("setup.bin")).map_err(|e| CliError::Io(format!("cannot read setup.bin: {e}")))?;
+    let values: Vec<f64> =
+        bytes.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+    let mut at = 0usize;
+    for &k in &inputs {
+        let (off, n) = (plan.params[k].x_off.unwrap_or(0), plan.params[k].count());
+        let (Some(src), Some(dst)) = (values.get(at..at + n), plan.data.get_mut(off..off + n)) else {
+            return Err(CliError::CheckFailed("the setup program wrote fewer values than expected".into()));
+        };
+        dst.copy_from_slice(src);
+        at += n;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

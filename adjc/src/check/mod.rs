@@ -15,6 +15,7 @@
 //! `--sanitize` builds the driver with ASan/UBSan (and the gfortran reference with
 //! `-fcheck=all`): any finding fails the check.
 
+mod derived_args;
 mod driver;
 mod fd;
 mod gfortran;
@@ -31,9 +32,18 @@ use crate::harness::{self, build};
 
 pub fn run_check(args: &CheckArgs) -> CliResult<()> {
     let t = commands::transpile(&args.transpile)?;
-    let plan = harness::plan(&t, &args.transpile.sizes, &args.values)?;
+    let mut plan = harness::plan(&t, &args.transpile.sizes, &args.values)?;
     let (dir, _guard) = build::build_dir(args.keep.as_deref())?;
     t.write_files(&dir)?;
+    if !args.setup.is_empty() {
+        // The state the setup routines leave replaces the random inputs (Fortran only).
+        if args.transpile.file.extension().is_some_and(|e| e.eq_ignore_ascii_case("py")) {
+            return Err(CliError::Usage("--setup runs Fortran setup routines; the source is Python".into()));
+        }
+        let load =
+            LoadOptions { defines: args.transpile.defines.clone(), include_dirs: args.transpile.include_dirs.clone() };
+        gfortran::run_setup(&t, &mut plan, &dir, &load.cpp_flags(), &args.setup)?;
+    }
     build::write_f64s(&dir.join("inputs.bin"), &plan.data)?;
     let primal = &t.module.functions[0];
     let f32_kernel = plan.params.iter().any(|p| p.elem == Scalar::F32);

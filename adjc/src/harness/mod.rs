@@ -155,11 +155,14 @@ fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
 
 pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Plan> {
     let f: &Function = &t.module.functions[0];
-    let sizes = parse_sizes(sizes)?;
+    // Fortran is case-insensitive: `--sizes n=8` and `--init omega=...` name `N`, `OMEGA`.
+    let fortran = adjc::Language::of(std::path::Path::new(&t.module.file)) == Some(adjc::Language::Fortran);
+    let name_of = |given: String| if fortran { adjc::fortran_name(f, &given) } else { given };
+    let sizes: BTreeMap<String, i64> = parse_sizes(sizes)?.into_iter().map(|(k, v)| (name_of(k), v)).collect();
     let mut inits: BTreeMap<String, Dist> = BTreeMap::new();
     for spec in &args.inits {
         let (name, dist) = data::parse_init(spec)?;
-        inits.insert(name, dist);
+        inits.insert(name_of(name), dist);
     }
     // Integer parameters first: extents are formulas of them.
     let mut int_values: BTreeMap<VarId, i64> = BTreeMap::new();

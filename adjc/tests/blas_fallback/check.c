@@ -181,7 +181,7 @@ CHECK_GEMM_(float, s, 1e-5L)
 int main(void) {
     static const long sizes[][3] = {{1, 1, 1},    {7, 33, 129}, {129, 7, 33}, {33, 129, 7}, {129, 129, 129},
                                     {1, 129, 33}, {129, 1, 7},  {33, 7, 1},   {7, 7, 129},  {1, 1, 129},
-                                    {130, 131, 257}};
+                                    {8, 17, 300}, {130, 131, 257}};
     static const double ab[][2] = {{1.0, 0.0}, {0.5, -1.5}, {-2.0, 1.0}, {0.0, 2.0}};
     enum CBLAS_ORDER orders[2] = {CblasRowMajor, CblasColMajor};
     enum CBLAS_TRANSPOSE ts[2] = {CblasNoTrans, CblasTrans};

@@ -177,3 +177,33 @@ pub fn check_peak(ex: &Example, extra: &[&str]) -> Result<u64, String> {
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("no peak in:\n{t}"))
 }
+
+/// Whether `program --version` runs and succeeds.
+pub fn have(program: &str) -> bool {
+    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Copies a directory tree, leaving out what the examples' builds make (`build`, `gen`,
+/// `adjc.mk`).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap();
+        if ["build", "gen", "adjc.mk"].iter().any(|n| name == *n) {
+            continue;
+        }
+        if p.is_dir() {
+            copy_dir(&p, &to.join(name));
+        } else {
+            std::fs::copy(&p, to.join(name)).unwrap();
+        }
+    }
+}
+
+/// Moves a file's time forward, as `touch` does, but surely later than the last build even
+/// on a file system with coarse timestamps.
+pub fn touch(path: &Path) {
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+    std::fs::File::options().append(true).open(path).unwrap().set_modified(later).unwrap();
+}

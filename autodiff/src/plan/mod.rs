@@ -25,4 +25,4 @@ mod sweeps;
 pub use apply::apply;
 pub use flops::CALL_FLOPS;
 pub use model::{build, Candidate, CandidateKind, LoopOption, Model, Point};
-pub use solve::{peak, smallest_peak, solve, Infeasible, Plan, Settings, Strategy};
+pub use solve::{loads, peak, smallest_peak, solve, Infeasible, Plan, Settings, Strategy};

@@ -54,7 +54,7 @@ impl Default for Settings {
 }
 
 /// Bytes held at each timeline point under the given decisions.
-fn loads(m: &Model, recompute: &[bool], loops: &BTreeMap<usize, usize>) -> Vec<i128> {
+pub fn loads(m: &Model, recompute: &[bool], loops: &BTreeMap<usize, usize>) -> Vec<i128> {
     let loop_delta: i128 = loops
         .iter()
         .map(|(&c, &o)| match &m.candidates[c].kind {

@@ -25,22 +25,26 @@
 //!
 //! Where the constructs of issue 13 go (most are parsed already; lowering still rejects
 //! them with the diagnostics it always gave):
-//! - derived types: [`TypeSpec::Derived`] in declarations, [`SpecKind::TypeDef`] with the
-//!   component declarations, [`ExprKind::Component`] for `a%b`;
-//! - COMMON blocks: [`SpecKind::Common`] (block name and members);
+//! - derived types: [`TypeSpec::Derived`] in declarations, [`SpecKind::TypeDef`] and
+//!   [`ModuleItem::TypeDef`] with the component declarations, [`ExprKind::Component`] for
+//!   `a%b` (all rewritten away by `derived` before lowering);
+//! - COMMON blocks: [`SpecKind::Common`] (block name and members; lowered by `state`);
 //! - `optional`: [`AttrKind::Optional`]; `present(x)` is an ordinary call;
 //! - `return`, `goto`, `exit`, `cycle`: [`StmtKind::Return`] (lowered by `returns`
-//!   outside loops), [`StmtKind::Goto`] (with its target label), [`StmtKind::Exit`],
+//!   outside loops), [`StmtKind::Goto`] (with its target label; forward ones lowered by
+//!   `returns`, a computed `goto` has none), [`StmtKind::Exit`],
 //!   [`StmtKind::Cycle`]; labels are [`StmtKind::Label`] statements;
 //! - `do while`: [`DoControl::While`] with its condition;
-//! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`];
-//! - F77 `DATA`: [`SpecKind::Data`]; the F77 `PARAMETER (...)` statement:
+//! - array constructors: [`ExprKind::ArrayConstructor`], [`ExprKind::ImpliedDo`] (lowered
+//!   by `constructor`);
+//! - F77 `DATA`: [`SpecKind::Data`] (lowered by `data`); the F77 `PARAMETER (...)` statement:
 //!   [`SpecKind::Parameter`] in a procedure's specification part (lowered: it gives the
 //!   named variables their constant values), [`StmtKind::Parameter`] after the first
 //!   executable statement (an error);
 //! - statement functions (`f(x) = ...` before the first executable statement) parse as
 //!   assignments to a call-like left-hand side; telling them apart needs the declarations
-//!   (an undeclared `f` that is not an array), so it belongs to the start of lowering.
+//!   (an undeclared `f` that is not an array), so it belongs to the start of lowering
+//!   (`stmt_fn`).
 //! - F77 `DIMENSION x(n)` statements, and the other attribute statements (`save x`,
 //!   `intent(in) x`, ...): [`SpecKind::Attributes`], a [`Decl`] without a type whose bare
 //!   `dimension` attribute (`AttrKind::Dimension(None)`) leaves the shapes to the names.
@@ -63,6 +67,11 @@ pub type ExprId = u32;
 /// What a diagnostic or a quoted text points at.
 pub trait At {
     fn at(&self) -> Span;
+    /// A name node's name. Lowering reads names through it, not through the span: the
+    /// nodes `derived` creates name variables the source text does not spell there.
+    fn name(&self) -> Option<&str> {
+        None
+    }
 }
 impl At for Span {
     fn at(&self) -> Span {
@@ -73,10 +82,16 @@ impl<T: At + ?Sized> At for Box<T> {
     fn at(&self) -> Span {
         (**self).at()
     }
+    fn name(&self) -> Option<&str> {
+        (**self).name()
+    }
 }
 impl<T: At + ?Sized> At for &T {
     fn at(&self) -> Span {
         (**self).at()
+    }
+    fn name(&self) -> Option<&str> {
+        (**self).name()
     }
 }
 
@@ -118,6 +133,8 @@ pub struct ModuleUnit {
 pub enum ModuleItem {
     Implicit(Implicit),
     Decl(Decl),
+    /// `type name ... end type`.
+    TypeDef(TypeDef),
     Contains(Vec<Procedure>),
 }
 
@@ -178,12 +195,22 @@ pub enum SpecKind {
     /// `common /name/ a, b(n)`: one entry per block (`None`: blank common).
     Common(Vec<CommonBlock>),
     Equivalence,
-    /// F77 `data` (values not parsed yet).
-    Data,
+    /// F77 `data a, b(2) /1.0, 3*0.0/ ...`: one entry per object list and value list.
+    Data(Vec<DataSet>),
     Include,
     /// `type name ... end type`.
     TypeDef(TypeDef),
     Interface,
+}
+
+/// One `objects /values/` group of a `data` statement.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    pub span: Span,
+    /// Names, elements (`w(2)`) and implied-do lists (kept as parsed; lowering rejects them).
+    pub objects: Vec<Expr>,
+    /// Values with their repeat count (`3*0.0`: `Some(3)`, `0.0`).
+    pub values: Vec<(Option<Expr>, Expr)>,
 }
 
 #[derive(Clone, Debug)]
@@ -195,6 +222,9 @@ pub struct CommonBlock {
 #[derive(Clone, Debug)]
 pub struct TypeDef {
     pub name: Option<String>,
+    /// `extends(base)`: the text of the specifier and where.
+    pub parent: Option<(String, Span)>,
+    pub span: Span,
     pub components: Vec<Decl>,
 }
 
@@ -228,8 +258,8 @@ pub enum TypeSpec {
     /// `real(8)`, `real(kind=dp)`, `real*8`, `double precision`, `integer`, `logical`,
     /// `character(...)`, ...: `base` is the type's words in lower case, single-spaced.
     Intrinsic { span: Span, base: String, kind: Option<KindSel> },
-    /// `type(name)` or `class(name)`.
-    Derived { span: Span, name: String },
+    /// `type(name)` or `class(name)` (`class`).
+    Derived { span: Span, name: String, class: bool },
 }
 
 impl TypeSpec {
@@ -510,9 +540,21 @@ pub enum ExprKind {
     },
     /// `(/ ... /)` or `[ ... ]`.
     ArrayConstructor(Vec<Expr>),
-    /// `(item, ..., i = a, b)` inside a constructor (not parsed further yet).
-    ImpliedDo,
+    /// `(item, ..., i = a, b[, step])` inside a constructor.
+    ImpliedDo(Box<ImpliedDo>),
     Unsupported(Diagnostic),
+}
+
+/// `(items, var = start, last[, step])`.
+#[derive(Clone, Debug)]
+pub struct ImpliedDo {
+    pub items: Vec<Expr>,
+    /// The loop variable, as spelled.
+    pub var: String,
+    pub var_span: Span,
+    pub start: Expr,
+    pub last: Expr,
+    pub step: Option<Expr>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -571,6 +613,9 @@ impl At for Expr {
     fn at(&self) -> Span {
         self.span
     }
+    fn name(&self) -> Option<&str> {
+        self.as_name()
+    }
 }
 impl At for Stmt {
     fn at(&self) -> Span {
@@ -591,6 +636,7 @@ impl Expr {
             ExprKind::Keyword { value, .. } => vec![&**value],
             ExprKind::Component { base, .. } => vec![&**base],
             ExprKind::ArrayConstructor(items) => items.iter().collect(),
+            ExprKind::ImpliedDo(d) => d.items.iter().chain([&d.start, &d.last]).chain(d.step.iter()).collect(),
             _ => Vec::new(),
         }
     }
@@ -633,7 +679,7 @@ impl Expr {
             ExprKind::Keyword { .. } => "keyword argument",
             ExprKind::Component { .. } => "derived type member expression",
             ExprKind::ArrayConstructor(_) => "array literal",
-            ExprKind::ImpliedDo => "implied do loop",
+            ExprKind::ImpliedDo(_) => "implied do loop",
             ExprKind::Str(_) => "string literal",
             _ => "expression",
         }

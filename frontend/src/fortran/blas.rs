@@ -204,7 +204,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let AKind::Math { op: MathOp::Add, lhs: x, rhs: y } = &rhs.kind else { return Ok(None) };
         let same = |lw: &Self, n: &'t AExpr| {
             let norm = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
-            norm(lw.text(n)) == norm(lw.text(lhs))
+            norm(&lw.text(n)) == norm(&lw.text(lhs))
         };
         for (this, other) in [(&**x, &**y), (&**y, &**x)] {
             if same(self, this) {

@@ -34,6 +34,11 @@ pub struct Sym<'t> {
     pub allocatable: bool,
     /// `save`: the value is kept from one call to the next.
     pub save: bool,
+    /// `optional`: a call may leave the argument out (`present(x)` says).
+    pub optional: bool,
+    /// Member of a COMMON block: the block (lower case, `""` for blank COMMON) and the
+    /// position in it.
+    pub common: Option<(String, usize)>,
 }
 
 impl Sym<'_> {
@@ -49,11 +54,19 @@ impl Sym<'_> {
             init: None,
             allocatable: false,
             save: false,
+            optional: false,
+            common: None,
         }
     }
 }
 
 pub type Table<'t> = BTreeMap<String, Sym<'t>>;
+
+/// Whether `sym` is declared `character` (text: adjc leaves it out with the statements that
+/// use it).
+pub fn is_text(sym: &Sym) -> bool {
+    matches!(sym.ty, Some(TypeSpec::Intrinsic { base, .. }) if base.starts_with("character"))
+}
 
 fn unsupported(span: Span, what: &str, help: &str) -> Diagnostic {
     Diagnostic::error(span, format!("{what} not supported")).with_help(help.to_string())
@@ -114,6 +127,7 @@ fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: 
     let mut parameter = false;
     let mut allocatable = false;
     let mut save = false;
+    let mut optional = false;
     let mut dims_attr = None;
     for part in &decl.parts {
         match part {
@@ -136,8 +150,9 @@ fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: 
                 }
                 AttrKind::Allocatable => allocatable = true,
                 AttrKind::Save => save = true,
-                // target, value, optional, contiguous, ... do not change the math.
-                AttrKind::Optional | AttrKind::Other(_) => {}
+                AttrKind::Optional => optional = true,
+                // target, value, contiguous, ... do not change the math.
+                AttrKind::Other(_) => {}
             },
             DeclPart::Unsupported(d) => return Err(d.clone()),
         }
@@ -179,6 +194,7 @@ fn collect_in<'t>(decl: &'t Decl, table: &mut Table<'t>, once: bool, statement: 
         entry.parameter |= parameter;
         entry.allocatable |= allocatable;
         entry.save |= save;
+        entry.optional |= optional;
         if e.init.is_some() {
             entry.init = e.init.as_ref();
         }

@@ -131,6 +131,22 @@ impl<'s, 't> Lowerer<'s, 't> {
         Ok(e)
     }
 
+    /// `double precision damp` in a caller types the function `damp` of the files (F77): the
+    /// name is bound to an unused scalar local, but `damp(x)` calls the function.
+    pub fn typed_function(&self, name: &str) -> bool {
+        let scalar_local = matches!(self.names.get(name), Some(Binding::Var(v))
+            if self.f.var(*v).role == VarRole::Local && !self.f.var(*v).ty.is_array());
+        scalar_local
+            && !self.loops.iter().any(|(x, _)| x == name)
+            && self.unit.find(name).is_some_and(|p| p.kind == ProcKind::Function)
+    }
+
+    /// A `character` variable used where adjc needs a value.
+    pub fn text_error(&self, n: &'t AExpr) -> Diagnostic {
+        self.err(n, format!("`{}` is a character variable, used here in the computation", self.text(n)))
+            .with_help("adjc handles text only in statements it leaves out (`print`, `write`, profiling hooks); compute with numbers here")
+    }
+
     /// The meaning of a name; undeclared names get implicit types unless `implicit none`.
     pub fn lookup(&mut self, n: &'t AExpr) -> R<Binding> {
         let key = self.text(n).to_ascii_lowercase();
@@ -140,13 +156,21 @@ impl<'s, 't> Lowerer<'s, 't> {
         if let Some(b) = self.names.get(&key) {
             return Ok(b.clone());
         }
+        if self.absent.contains(&key) {
+            return Err(self
+                .err(n, format!("the optional argument `{}` is absent in this call", self.text(n)))
+                .with_help(format!("use `{0}` under `if (present({0}))`, or pass it", self.text(n))));
+        }
+        if self.text_names.contains(&key) {
+            return Err(self.text_error(n));
+        }
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
         if self.host_vars.contains(&key) {
-            return Err(self
-                .err(n, format!("the module variable `{}` is not supported", self.text(n)))
-                .with_help("pass it as an argument, or declare it `parameter` if it is a constant"));
+            return Err(self.err(n, format!("the module variable `{}` is not supported", self.text(n))).with_help(
+                "adjc passes module scalars and arrays with constant bounds; pass this one as an argument",
+            ));
         }
         if self.implicit_none {
             return Err(self
@@ -240,11 +264,16 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             AKind::Call { .. } => self.call(n, el),
             AKind::Str(_) => Err(self.err(n, "character strings are not supported in kernels")),
-            AKind::Range { .. }
-            | AKind::Keyword { .. }
-            | AKind::Component { .. }
-            | AKind::ArrayConstructor(_)
-            | AKind::ImpliedDo => Err(self.err(n, format!("this expression is not supported (`{}`)", n.what()))),
+            AKind::ArrayConstructor(_) if self.hoisted.contains_key(&n.id) => {
+                let v = self.hoisted[&n.id];
+                self.whole(n, v, el)
+            }
+            AKind::ArrayConstructor(_) => Err(self
+                .err(n, "array constructors are supported in the right-hand side of assignments")
+                .with_help("assign the constructor to an array first")),
+            AKind::Range { .. } | AKind::Keyword { .. } | AKind::Component { .. } | AKind::ImpliedDo(_) => {
+                Err(self.err(n, format!("this expression is not supported (`{}`)", n.what())))
+            }
             AKind::Unsupported(d) => Err(d.clone()),
         }
     }
@@ -371,7 +400,14 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(self.err(n, "this expression is not supported"));
         }
         let name = self.text(&**callee).to_ascii_lowercase();
-        let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+        if let Some(sf) = self.stmt_fns.get(&name).cloned() {
+            return self.call_stmt_fn(n, sf, args, el);
+        }
+        if self.text_names.contains(&name) && !self.names.contains_key(&name) {
+            return Err(self.text_error(callee));
+        }
+        let local = (self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name))
+            && !self.typed_function(&name);
         if local {
             return match self.lookup(callee)? {
                 Binding::Var(v) if self.f.var(v).ty.is_array() => self.element(n, v, args, el),
@@ -469,6 +505,12 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     fn shape_inner(&mut self, n: &'t AExpr) -> R<Option<Vec<Expr>>> {
         match &n.kind {
+            AKind::ArrayConstructor(_) => match self.hoisted.get(&n.id) {
+                Some(v) => Ok(Some(self.f.var(*v).ty.dims().iter().map(|d| d.extent.clone()).collect())),
+                None => Err(self
+                    .err(n, "array constructors are supported in the right-hand side of assignments")
+                    .with_help("assign the constructor to an array first")),
+            },
             AKind::Name(_) => match self.lookup(n)? {
                 Binding::Var(v) if self.f.var(v).ty.is_array() => {
                     Ok(Some(self.f.var(v).ty.dims().iter().map(|d| d.extent.clone()).collect()))
@@ -497,7 +539,11 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             AKind::Call { callee, args } => {
                 let name = self.text(&**callee).to_ascii_lowercase();
-                let local = self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name);
+                if self.stmt_fns.contains_key(&name) {
+                    return Ok(None);
+                }
+                let local = (self.loops.iter().any(|(x, _)| *x == name) || self.names.contains_key(&name))
+                    && !self.typed_function(&name);
                 if local {
                     if let Binding::Var(v) = self.lookup(callee)? {
                         if self.f.var(v).ty.is_array() {
@@ -517,7 +563,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return Ok(None);
                 }
                 match name.as_str() {
-                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" => Ok(None),
+                    "sum" | "product" | "maxval" | "minval" | "dot_product" | "size" | "lbound" | "ubound"
+                    | "present" => Ok(None),
                     "matmul" => {
                         let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Ok(None) };
                         let sa = self.shape_of(a)?.unwrap_or_default();

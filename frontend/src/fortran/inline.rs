@@ -34,26 +34,28 @@ impl<'s, 't> Lowerer<'s, 't> {
         if self.inline_depth >= MAX_INLINE_DEPTH {
             return Err(self.err(n, format!("`{}` calls itself (recursion is not supported)", proc.name)));
         }
-        if let Some(k) = args.iter().find(|a| matches!(a.kind, AKind::Keyword { .. })) {
-            return Err(self.err(k, "keyword arguments in calls are not supported yet"));
-        }
         let spec = self.read_spec(proc)?;
-        if spec.dummies.len() != args.len() {
-            return Err(self.err(
-                n,
-                format!("`{}` takes {} argument(s), but {} are given", proc.name, spec.dummies.len(), args.len()),
-            ));
-        }
+        let args = self.match_arguments(n, proc, &spec, args)?;
         // Actual arguments, evaluated in the caller's scope.
         let mut actuals = Vec::new();
         for (a, (name, _)) in args.iter().zip(&spec.dummies) {
+            if spec.local.get(name).is_some_and(super::decl::is_text) {
+                actuals.push(Some(Actual::Text));
+                continue;
+            }
             let is_array = spec.local.get(name).is_some_and(|s| s.dims.is_some());
-            actuals.push(self.actual(a, is_array, el)?);
+            actuals.push(match a {
+                Some(a) => Some(self.actual(a, is_array, el)?),
+                None => None,
+            });
         }
+        let saved_absent = std::mem::take(&mut self.absent);
         let saved_names = std::mem::take(&mut self.names);
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
+        let saved_stmt_fns = std::mem::take(&mut self.stmt_fns);
+        let saved_text = std::mem::take(&mut self.text_names);
         let saved_span = self.span;
         self.inline_depth += 1;
         let r = self.inline_body(n, proc, &spec, args, actuals);
@@ -63,7 +65,55 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
+        self.absent = saved_absent;
+        self.stmt_fns = saved_stmt_fns;
+        self.text_names = saved_text;
         r
+    }
+
+    /// The actual argument of each dummy, in the dummies' order: positional arguments first,
+    /// then keyword ones (`opt=x`); `None` for an `optional` dummy the call leaves out.
+    fn match_arguments(
+        &self,
+        n: Span,
+        proc: &Proc<'t>,
+        spec: &super::lower::Spec<'t>,
+        args: &'t [AExpr],
+    ) -> R<Vec<Option<&'t AExpr>>> {
+        let mut out: Vec<Option<&'t AExpr>> = vec![None; spec.dummies.len()];
+        let mut keywords = false;
+        for (k, a) in args.iter().enumerate() {
+            match &a.kind {
+                AKind::Keyword { name, value } => {
+                    keywords = true;
+                    let key = name.to_ascii_lowercase();
+                    let Some(slot) = spec.dummies.iter().position(|(d, _)| *d == key) else {
+                        return Err(self.err(a, format!("`{}` has no argument `{name}`", proc.name)));
+                    };
+                    if out[slot].is_some() {
+                        return Err(self.err(a, format!("the argument `{name}` of `{}` is given twice", proc.name)));
+                    }
+                    out[slot] = Some(&**value);
+                }
+                _ if keywords => return Err(self.err(a, "a positional argument after a keyword argument")),
+                _ if k >= out.len() => {
+                    return Err(self.err(
+                        n,
+                        format!("`{}` takes {} argument(s), but {} are given", proc.name, out.len(), args.len()),
+                    ))
+                }
+                _ => out[k] = Some(a),
+            }
+        }
+        for ((name, _), a) in spec.dummies.iter().zip(&out) {
+            let optional = spec.local.get(name).is_some_and(|s| s.optional);
+            if a.is_none() && !optional {
+                return Err(self
+                    .err(n, format!("`{}` takes {} argument(s), but `{name}` is not given", proc.name, out.len()))
+                    .with_help(format!("pass `{name}`, or declare it `optional` in `{}`", proc.name)));
+            }
+        }
+        Ok(out)
     }
 
     fn actual(&mut self, a: &'t AExpr, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
@@ -92,14 +142,22 @@ impl<'s, 't> Lowerer<'s, 't> {
         n: Span,
         proc: &Proc<'t>,
         spec: &super::lower::Spec<'t>,
-        args: &'t [AExpr],
-        actuals: Vec<Actual>,
+        args: Vec<Option<&'t AExpr>>,
+        actuals: Vec<Option<Actual>>,
     ) -> R<Option<VarId>> {
         self.implicit_none = spec.implicit_none;
         self.define_all_constants(proc, spec)?;
         let mut arrays: Vec<(Sym<'t>, VarId, &'t AExpr)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
+            let (Some(actual), Some(node)) = (actual, node) else {
+                self.absent.insert(name.clone());
+                continue;
+            };
+            if let Actual::Text = actual {
+                self.text_names.insert(name.clone());
+                continue;
+            }
             let sym = self.dummy_sym(spec, name, *span)?;
             let elem = self.scalar_type(&sym)?;
             let binding = match actual {
@@ -134,6 +192,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     }
                     Binding::Var(v)
                 }
+                Actual::Text => continue,
                 Actual::Value(e) if sym.dims.is_some() => {
                     let _ = e;
                     return Err(self.err(node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
@@ -187,7 +246,8 @@ impl<'s, 't> Lowerer<'s, 't> {
             ProcKind::Subroutine => None,
         };
         self.declare_locals(spec, Vec::new())?;
-        self.body_with_returns(spec.stmts)?;
+        let stmts = self.statement_functions(spec, spec.stmts)?;
+        self.body_with_returns(stmts)?;
         Ok(result)
     }
 }
@@ -228,6 +288,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 enum Actual {
     Var(VarId),
     Value(Expr),
+    /// The argument of a `character` dummy: not lowered (text).
+    Text,
 }
 
 fn same_expr(a: &Expr, b: &Expr) -> bool {

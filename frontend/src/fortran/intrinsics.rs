@@ -6,7 +6,7 @@
 
 use super::ast::{self, ExprKind as AKind};
 use super::expr::promote;
-use super::lower::{Lowerer, R};
+use super::lower::{Binding, Lowerer, R};
 use crate::sym::{canon, Lin};
 use adjc_ir::*;
 
@@ -257,6 +257,45 @@ impl<'s, 't> Lowerer<'s, 't> {
                     _ => Err(self.err(n, "`transpose` is only supported inside a rank-2 array expression")),
                 }
             }
+            "present" => {
+                // Known at each call: the inlined callee is specialised to its call's arguments.
+                self.nargs(n, name, args, 1, 1)?;
+                let key = match &args[0].kind {
+                    AKind::Name(x) => x.to_ascii_lowercase(),
+                    _ => return Err(self.err(&args[0], "`present` takes the name of an optional argument")),
+                };
+                if self.absent.contains(&key) {
+                    return Ok(Expr::boolean(false));
+                }
+                match self.names.get(&key) {
+                    Some(_) => Ok(Expr::boolean(true)),
+                    None => Err(self.err(&args[0], format!("`{key}` is not an argument here"))),
+                }
+            }
+            "lbound" | "ubound" => {
+                // The declared bounds of a whole array (`lbound(a, k)`): what a derived-type
+                // argument passes for the lower bounds of its allocatable components.
+                self.nargs(n, name, args, 2, 2)?;
+                let dims = match (&args[0].kind, self.lookup(&args[0])) {
+                    (AKind::Name(_), Ok(Binding::Var(v))) if self.f.var(v).ty.is_array() => {
+                        self.f.var(v).ty.dims().to_vec()
+                    }
+                    _ => {
+                        return Err(self
+                            .err(&args[0], format!("`{name}` is supported for a whole array with its dimension"))
+                            .with_help(format!("write `{name}(a, k)`")))
+                    }
+                };
+                let k = self.int_expr(&args[1])?.as_int().unwrap_or(0);
+                let Some(d) = usize::try_from(k).ok().and_then(|k| k.checked_sub(1)).and_then(|k| dims.get(k)) else {
+                    return Err(self.err(&args[1], format!("`{name}` dimension out of range")));
+                };
+                Ok(if name == "lbound" {
+                    d.lower.clone()
+                } else {
+                    crate::sym::canon(&d.lower.clone().add(d.extent.clone()).sub(Expr::int(1)))
+                })
+            }
             "size" => {
                 self.nargs(n, name, args, 1, 2)?;
                 let Some(shape) = self.shape_of(&args[0])? else {
@@ -273,6 +312,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                     None => Ok(shape.into_iter().fold(Expr::int(1), |a, b| a.mul(b))),
                 }
             }
+            _ if self.host_vars.iter().any(|v| v == name) => Err(self
+                .err(n, format!("the module variable `{name}` is not supported"))
+                .with_help("adjc passes module scalars and arrays with constant bounds; pass this one as an argument")),
             _ => {
                 let what = if self.unit.find(name).is_some() {
                     format!("calls to `{name}` are not supported yet")

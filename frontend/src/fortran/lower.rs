@@ -65,6 +65,22 @@ pub struct Lowerer<'s, 't> {
     /// the span of that initialiser, which is the span of the statements giving them that
     /// value), or declared `save` (with the span of the name, `true`).
     pub initialised: Vec<(VarId, Span, bool)>,
+    /// Optional dummies of the inlined callee that its call leaves out (lower case):
+    /// `present(x)` is false, any other use an error.
+    pub absent: BTreeSet<String>,
+    /// COMMON members and module variables met so far (`state`).
+    pub state: super::state::StateVars,
+    /// The statement functions of the procedure being lowered (`stmt_fn`), and those
+    /// being expanded (a statement function cannot call itself).
+    pub stmt_fns: BTreeMap<String, super::stmt_fn::StmtFn<'t>>,
+    pub stmt_fns_active: Vec<String>,
+    /// Statement labels lowered so far (a `goto` to one of them jumps backwards).
+    pub labels_seen: BTreeSet<String>,
+    /// `character` variables and constants of the current scope (lower case): text, left
+    /// out with the statements that use it (output, hooks); any other use is an error.
+    pub text_names: BTreeSet<String>,
+    /// Positions of the entry's `character` dummies (they are not parameters of the C).
+    pub text_dummies: Vec<usize>,
 }
 
 /// The header and specification part of a procedure.
@@ -80,6 +96,12 @@ pub struct Spec<'t> {
     pub aliases: Vec<(String, String, Span)>,
     /// `pure` or `elemental` (not `impure`): its locals cannot be saved.
     pub pure: bool,
+    /// The COMMON blocks the procedure declares, in order of first mention.
+    pub commons: Vec<super::state::CommonDecl>,
+    /// The modules named in `use` statements (lower case).
+    pub uses: Vec<String>,
+    /// The groups of the `data` statements, in order.
+    pub data: Vec<&'t ast::DataSet>,
 }
 
 /// Nesting deeper than this is reported instead of risking the stack.
@@ -87,7 +109,7 @@ pub const MAX_DEPTH: usize = 400;
 /// Left-spine links of binary operators on one path (see `Lowerer::enter`).
 pub const MAX_CHAIN: usize = 5_000;
 
-pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
+pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::state::FortranState)> {
     let mut lw = Lowerer {
         src,
         unit,
@@ -122,6 +144,13 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<Function> {
         deferred: BTreeMap::new(),
         left_out: Vec::new(),
         initialised: Vec::new(),
+        absent: BTreeSet::new(),
+        state: Default::default(),
+        stmt_fns: BTreeMap::new(),
+        stmt_fns_active: Vec::new(),
+        labels_seen: BTreeSet::new(),
+        text_names: BTreeSet::new(),
+        text_dummies: Vec::new(),
     };
     let stmts = lw.declare(proc)?;
     lw.body_with_returns(stmts)?;
@@ -132,10 +161,14 @@ impl<'s, 't> Lowerer<'s, 't> {
     pub fn err(&self, n: impl At, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(n.at(), msg)
     }
-    /// The source text of `n`.
-    pub fn text(&self, n: impl At) -> &'s str {
+    /// The source text of `n` (a name node: its name, which a node made by `derived`
+    /// does not spell in the source).
+    pub fn text(&self, n: impl At) -> std::borrow::Cow<'s, str> {
+        if let Some(name) = n.name() {
+            return std::borrow::Cow::Owned(name.to_string());
+        }
         let s = n.at();
-        self.src.get(s.start as usize..s.end as usize).unwrap_or("")
+        std::borrow::Cow::Borrowed(self.src.get(s.start as usize..s.end as usize).unwrap_or(""))
     }
     pub fn sp(&self, n: impl At) -> Span {
         n.at()
@@ -173,6 +206,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         // declaration under `implicit none`.
         let mut untyped: Vec<(String, Span)> = Vec::new();
         let mut parameters = Vec::new();
+        let mut commons = Vec::new();
+        let mut uses = Vec::new();
+        let mut data = Vec::new();
         for item in &p.spec {
             let n = item.span;
             match &item.kind {
@@ -200,22 +236,17 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help("add `implicit none` and declare every variable"));
                     }
                 }
-                SpecKind::Use(u) => aliases.extend(self.check_use(n, u)?),
-                SpecKind::Common(_) => {
-                    return Err(self
-                        .err(n, "`common` blocks are not supported")
-                        .with_help("pass the data as arguments of the kernel"))
+                SpecKind::Use(u) => {
+                    aliases.extend(self.check_use(n, u)?);
+                    uses.push(u.module.clone());
                 }
+                SpecKind::Common(blocks) => super::state::collect_common(n, blocks, &mut local, &mut commons)?,
                 SpecKind::Equivalence => {
                     return Err(self
                         .err(n, "`equivalence` is not supported")
                         .with_help("use separate variables; adjc must know which storage each name refers to"))
                 }
-                SpecKind::Data => {
-                    return Err(self
-                        .err(n, "`data` statements are not supported")
-                        .with_help("use `parameter` constants or assignments"))
-                }
+                SpecKind::Data(sets) => data.extend(sets.iter()),
                 SpecKind::Include => {
                     return Err(self
                         .err(n, "`include` is not supported yet")
@@ -258,6 +289,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             implicit_none,
             aliases,
             pure: p.pure,
+            commons,
+            uses,
+            data,
         })
     }
 
@@ -283,11 +317,15 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter).cloned().collect();
+        self.text_names.extend(host.iter().filter(|(_, s)| decl::is_text(s)).map(|(k, _)| k.clone()));
+        self.text_names.extend(local.iter().filter(|(_, s)| decl::is_text(s)).map(|(k, _)| k.clone()));
+        let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter && !decl::is_text(s)).cloned().collect();
         self.define_constants(&host_params)?;
         self.host_vars = host.iter().filter(|(_, s)| !s.parameter).map(|(k, _)| k.clone()).collect();
-        let local_params: Vec<decl::Sym> = local.values().filter(|s| s.parameter).cloned().collect();
-        self.define_constants(&local_params)
+        let local_params: Vec<decl::Sym> =
+            local.values().filter(|s| s.parameter && !decl::is_text(s)).cloned().collect();
+        self.define_constants(&local_params)?;
+        self.bind_module_vars(proc, spec)
     }
 
     /// The declaration of a dummy argument (implicitly typed when undeclared).
@@ -309,8 +347,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.define_all_constants(proc, &spec)?;
         // Dummies first (source order), then the function result, then locals.
         let mut array_syms: Vec<(VarId, decl::Sym<'t>)> = Vec::new();
-        for (name, span) in &spec.dummies {
+        for (k, (name, span)) in spec.dummies.iter().enumerate() {
             let sym = self.dummy_sym(&spec, name, *span)?;
+            if decl::is_text(&sym) {
+                // Text: used only by statements adjc leaves out (checked at each use).
+                self.text_dummies.push(k);
+                self.f
+                    .notes
+                    .push(format!("the character argument `{}` is not a parameter of the C (text only)", sym.name));
+                continue;
+            }
             let elem = self.scalar_type(&sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Param, sym.span);
             self.names.insert(name.clone(), Binding::Var(id));
@@ -324,7 +370,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             self.ret = Some(self.declare_result(proc, &spec, name, VarRole::Return)?);
         }
         self.declare_locals(&spec, array_syms)?;
-        Ok(spec.stmts)
+        self.statement_functions(&spec, spec.stmts)
     }
 
     /// The result variable of a function, bound to its result name.
@@ -360,6 +406,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
     /// local arrays, which are allocated at the top of the function.
     pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        self.bind_commons(spec)?;
         let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
             if let (Some(init), false, true) = (sym.init, sym.parameter, self.names.contains_key(key)) {
@@ -367,7 +414,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
                     .with_help("assign it in the body"));
             }
-            if sym.parameter || self.names.contains_key(key) {
+            if sym.parameter || self.names.contains_key(key) || self.absent.contains(key) || decl::is_text(sym) {
                 continue;
             }
             let elem = self.scalar_type(sym)?;
@@ -409,7 +456,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         for (id, sym) in with_init {
             self.initialise(id, &sym)?;
         }
-        Ok(())
+        self.data_statements(spec)
     }
 
     /// Gives a local its declared initial value (`real(8) :: c = 2.0_8`,
@@ -468,7 +515,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             .with_help(help));
                     }
                     if let Some(bad) =
-                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo | AKind::ArrayConstructor(_)))
+                        items.iter().find(|i| matches!(i.kind, AKind::ImpliedDo(_) | AKind::ArrayConstructor(_)))
                     {
                         return Err(self
                             .err(bad, "this array constructor item is not supported in an initialiser")
@@ -550,7 +597,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// A symbol for an undeclared name, typed by the implicit rules (i-n integer, else real).
-    fn implicit_sym(&self, name: &str, span: Span) -> R<decl::Sym<'t>> {
+    pub fn implicit_sym(&self, name: &str, span: Span) -> R<decl::Sym<'t>> {
         if self.implicit_none {
             return Err(Diagnostic::error(span, format!("`{name}` has no type declaration"))
                 .with_help(format!("declare it, e.g. `real(8) :: {name}` (the procedure has `implicit none`)")));
@@ -841,7 +888,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         ))
     }
 
-    fn finish(mut self) -> R<Function> {
+    fn finish(mut self) -> R<(Function, super::state::FortranState)> {
         let mut body = self.blocks.pop().unwrap_or_default();
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));
@@ -911,6 +958,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             };
             params.push(Param { var: *v, intent, doc: doc.to_string() });
         }
+        params.extend(self.state_params(&written)?);
         if let Some(r) = self.ret {
             params.push(Param { var: r, intent: Intent::Out, doc: "function result".to_string() });
         }
@@ -928,8 +976,51 @@ impl<'s, 't> Lowerer<'s, 't> {
                 used.extend(d.lower.vars());
             }
         }
+        // The state's description names the parameters as they are after compaction.
+        let params_now: BTreeSet<VarId> = self.f.params.iter().map(|p| p.var).collect();
+        let state = self.state_description(&|v| params_now.contains(&v), &|v| self.f.var(v).name.clone());
         irutil::compact_vars(&mut self.f, &|v| used.contains(&v));
-        Ok(self.f)
+        Ok((self.f, state))
+    }
+
+    /// The parameters standing for the COMMON members and module variables the body
+    /// uses, after the dummies; intents inferred from use.
+    fn state_params(&self, written: &BTreeSet<VarId>) -> R<Vec<Param>> {
+        let mut used = BTreeSet::new();
+        irutil::block_vars(&self.f.body, &mut used);
+        let typed: Vec<VarId> = used.iter().copied().collect();
+        for v in typed {
+            for d in self.f.var(v).ty.dims() {
+                used.extend(d.extent.vars());
+                used.extend(d.lower.vars());
+            }
+        }
+        let mut params = Vec::new();
+        for (v, origin) in self.state_origins() {
+            if !used.contains(&v) {
+                continue;
+            }
+            let var = self.f.var(v);
+            let from = match &origin {
+                super::state::Origin::Common { block: Some(b), member } => format!("COMMON /{b}/ {member}"),
+                super::state::Origin::Common { block: None, member } => format!("blank COMMON {member}"),
+                super::state::Origin::Module { module, var } => format!("module {module}, {var}"),
+            };
+            let is_written = written.contains(&v);
+            if var.ty == Type::Scalar(Scalar::I64) && is_written {
+                let at = first_write(&self.f.body, v).unwrap_or(var.span);
+                return Err(Diagnostic::error(at, format!("the integer `{}` ({from}) is assigned", var.name))
+                    .with_help("integer state is a size for adjc and must be an input; assign a local copy"));
+            }
+            let out = !var.ty.is_array() && first_use_is_assignment(&self.f.body, v);
+            let (intent, doc) = match (is_written, out) {
+                (true, true) => (Intent::Out, "output"),
+                (true, false) => (Intent::InOut, "input, updated in place"),
+                _ => (Intent::In, "input"),
+            };
+            params.push(Param { var: v, intent, doc: format!("{doc} ({from})") });
+        }
+        Ok(params)
     }
 }
 

@@ -3,7 +3,8 @@
 //! fixed form converted by `fixed`, every line keeping its file and line) →
 //! tree-sitter-fortran parse and syntax errors (`syntax`) → an owned, spanned syntax tree
 //! (`parse` builds the `ast` once; no other module knows tree-sitter's node kinds) →
-//! program units (`scan`) → declarations (`decl`) → one IR function for the entry
+//! derived types lowered to their components (`derived`, a rewrite of the tree) → program
+//! units (`scan`) → declarations (`decl`) → one IR function for the entry
 //! procedure (`lower` signature and variables, `stmt` statements, `expr` expressions and
 //! array sections, `intrinsics` elemental and array intrinsics, `blas` `matmul`/
 //! `dot_product` as library calls, `inline` calls of procedures of the same files, which
@@ -26,34 +27,49 @@
 //! constant step (labelled `do 10 ... 10 continue` too); `do concurrent`; `if` /
 //! `else if` / `else`; `select case`; `where` / `elsewhere`; calls of subroutines and
 //! functions of the same file (inlined; scalar functions also element by element inside
-//! array expressions, array-valued functions into a work array). Timers and profiling
+//! array expressions, array-valued functions into a work array); array constructors with implied-do items
+//! (`constructor`, a work array); derived types (`derived`: one variable per component).
+//! Timers and profiling
 //! hooks (`cpu_time`, `system_clock`, `dr_hook`, ...) and `print`/`write` of text only
 //! are left out, with a note. Intrinsics: elemental math, `max`/`min` with
 //! any number of arguments, `mod`, `sign`, conversions, `sum`, `product`, `maxval`,
 //! `minval`, `dot_product`, `matmul` (library calls where `blas` can, else loops),
 //! `transpose`, `size`, `merge`, `huge`, `tiny`, `epsilon`, `kind`, `selected_real_kind`.
 //!
+//! COMMON members and module variables the routine uses become extra parameters (`state`).
+//! `if (lhook) call dr_hook(...)` is left out whole, output statements and `character`
+//! variables too (text: any use in the computation is an error). Names are lower case
+//! unless `keep_case`. Forward `goto`s are structured exits
+//! (`returns`); `data` statements (`data`), statement functions (`stmt_fn`).
+//!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! `goto`, `exit`, `cycle`, `do while`, `common`, `equivalence`, pointers, allocatable arguments, assumed-size arrays, I/O of data, derived types,
-//! array-valued functions as the entry, module variables (only their constants).
+//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers,
+//! allocatable arguments, assumed-size arrays, polymorphic and allocatable derived-type
+//! variables, array-valued functions as the entry, allocatable module variables, `read`.
 
 pub mod ast;
 mod blas;
+mod constructor;
+mod data;
 mod decl;
+pub mod derived;
 mod expr;
 mod fixed;
 mod inline;
 mod intrinsics;
+mod keywords;
 mod load;
 mod lower;
 mod parse;
 mod returns;
 mod scan;
 mod source;
+mod state;
 mod stmt;
+mod stmt_fn;
 mod syntax;
 
 use adjc_ir::{Diagnostic, Module, Span};
@@ -62,6 +78,7 @@ pub use load::{
 };
 use source::Assembled;
 pub use source::{FortranSource, IncludeResolver, SourceError};
+pub use state::{CommonLayout, CommonMember, FortranState, Origin, StateParam};
 
 /// Options of the Fortran frontend.
 #[derive(Clone, Debug, Default)]
@@ -70,6 +87,9 @@ pub struct FortranOptions {
     pub entry: Option<String>,
     /// Fixed-form source (`.f`, `.for`): converted to free form before parsing.
     pub fixed_form: bool,
+    /// Keep the source's spelling of names (`RELAX`) in the IR and the C; by default they
+    /// are lower case (`relax`, `relax_b`), as gfortran names its symbols.
+    pub keep_case: bool,
 }
 
 const STACK_SIZE: usize = 256 << 20;
@@ -101,6 +121,45 @@ pub fn lower_fortran_sources(
     opts: &FortranOptions,
     include: &IncludeResolver,
 ) -> Result<Module, SourceError> {
+    lower_fortran_full(sources, opts, include).map(|l| l.module)
+}
+
+/// What lowering the entry gives besides its IR: how the original dummy arguments reach
+/// the function's parameters (a derived-type dummy becomes several, see [`derived`]) and
+/// the routine's state (the parameters that stand for COMMON members and module variables,
+/// and the layout of its COMMON blocks: what a Fortran program calling the original
+/// routine must declare).
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub module: Module,
+    pub bindings: derived::Bindings,
+    pub state: FortranState,
+}
+
+/// [`lower_fortran_sources`], with the entry's [`derived::Bindings`].
+pub fn lower_fortran_bound(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<(Module, derived::Bindings), SourceError> {
+    lower_fortran_full(sources, opts, include).map(|l| (l.module, l.bindings))
+}
+
+/// [`lower_fortran_sources`], with the routine's [`FortranState`].
+pub fn lower_fortran_sources_with_state(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<(Module, FortranState), SourceError> {
+    lower_fortran_full(sources, opts, include).map(|l| (l.module, l.state))
+}
+
+/// [`lower_fortran_sources`], with everything lowering knows of the entry ([`Lowered`]).
+pub fn lower_fortran_full(
+    sources: &[FortranSource],
+    opts: &FortranOptions,
+    include: &IncludeResolver,
+) -> Result<Lowered, SourceError> {
     let asm = std::sync::Arc::new(source::assemble(sources, include)?);
     let (asm_w, entry) = (asm.clone(), opts.entry.clone());
     let worker = std::thread::Builder::new()
@@ -115,15 +174,51 @@ pub fn lower_fortran_sources(
         },
         Err(_) => lower_here(&asm, opts.entry.as_deref()),
     };
-    let (mut f, file) = result.map_err(|d| asm.locate(d))?;
+    let (mut f, file, mut bindings, mut state) = result.map_err(|d| asm.locate(d))?;
     asm.remap_function(&mut f, file);
+    if !opts.keep_case {
+        lower_case_names(&mut f, &mut state, &mut bindings);
+    }
     let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
     let source = given.unwrap_or_else(|| asm.files[file].text());
-    Ok(Module { file: asm.files[file].name.clone(), source, functions: vec![f] })
+    let module = Module { file: asm.files[file].name.clone(), source, functions: vec![f] };
+    Ok(Lowered { module, bindings, state })
 }
 
-/// The entry's function (spans into the assembled text) and the index of its file.
-fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function, usize), Diagnostic> {
+/// Fortran names are case-insensitive: the function and its variables are named in lower
+/// case (what gfortran's users expect of symbols: `relax_b`, not `RELAX_b`). No two
+/// variables differ only in case (all spellings of a Fortran name are one variable, and
+/// generated names avoid every source name whatever its case); variables with one name
+/// (the index variables of separate loops) keep sharing it. The bindings and the state
+/// name the same variables.
+fn lower_case_names(f: &mut adjc_ir::Function, state: &mut FortranState, bindings: &mut derived::Bindings) {
+    f.name = f.name.to_ascii_lowercase();
+    for v in f.vars.iter_mut() {
+        v.name = v.name.to_ascii_lowercase();
+    }
+    for p in state.params.iter_mut() {
+        p.name = p.name.to_ascii_lowercase();
+    }
+    for m in state.commons.iter_mut().flat_map(|c| c.members.iter_mut()) {
+        m.param = m.param.as_ref().map(|p| p.to_ascii_lowercase());
+    }
+    for d in bindings.dummies.iter_mut() {
+        match d {
+            derived::DummyBinding::Plain(name) => *name = name.to_ascii_lowercase(),
+            derived::DummyBinding::Derived(dd) => {
+                for part in dd.parts.iter_mut() {
+                    part.param = part.param.to_ascii_lowercase();
+                }
+            }
+        }
+    }
+}
+
+/// The entry's function (spans into the assembled text), the index of its file, its
+/// bindings and its state.
+type LoweredHere = (adjc_ir::Function, usize, derived::Bindings, FortranState);
+
+fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagnostic> {
     let source = asm.text.as_str();
     let main = asm.source_files.first().copied().unwrap_or(0);
     let main_name = asm.files.get(main).map(|f| f.name.as_str()).unwrap_or("");
@@ -135,7 +230,9 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
     if let Some(d) = syntax::structure_error(source, root) {
         return Err(d);
     }
-    let file = parse::parse_file(source, root);
+    let mut file = parse::parse_file(source, root);
+    keywords::positional(&mut file);
+    let (bindings, derived_errors) = derived::lower_file(&mut file);
     let unit = scan::scan(&file)?;
     let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
     if unit.procs.is_empty() {
@@ -157,7 +254,12 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
             .or(unit.procs.last())
             .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };
-    let mut f = lower::lower_proc(source, &unit, entry)?;
+    let entry_key = entry.name.to_ascii_lowercase();
+    if let Some(d) = derived_errors.get(&entry_key) {
+        return Err(d.clone());
+    }
+    let bindings = bindings.get(&entry_key).cloned().unwrap_or_default();
+    let (mut f, state) = lower::lower_proc(source, &unit, entry)?;
     // Every index inside its declared bounds: checked on entry, or an error when it never is.
     let checks = crate::bounds::index_checks(&f)?;
     for c in checks {
@@ -175,5 +277,5 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<(adjc_ir::Function
         )
         .with_help("please report this together with the source file"));
     }
-    Ok((f, file_of(entry).unwrap_or(main)))
+    Ok((f, file_of(entry).unwrap_or(main), bindings, state))
 }

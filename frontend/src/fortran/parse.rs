@@ -61,6 +61,7 @@ impl<'s> Parser<'s> {
                 }
                 "variable_declaration" => items.push(ModuleItem::Decl(self.decl(c))),
                 "internal_procedures" => items.push(ModuleItem::Contains(self.contained(c))),
+                "derived_type_definition" => items.push(ModuleItem::TypeDef(self.type_def(c))),
                 _ => {}
             }
         }
@@ -134,7 +135,7 @@ impl<'s> Parser<'s> {
                 "use_statement" => SpecKind::Use(self.use_stmt(c)),
                 "common_statement" => SpecKind::Common(self.common(c)),
                 "equivalence_statement" => SpecKind::Equivalence,
-                "data_statement" => SpecKind::Data,
+                "data_statement" => SpecKind::Data(self.data_sets(c)),
                 "include_statement" => SpecKind::Include,
                 "derived_type_definition" => SpecKind::TypeDef(self.type_def(c)),
                 "interface" => SpecKind::Interface,
@@ -147,6 +148,33 @@ impl<'s> Parser<'s> {
             spec.push(SpecItem { span, kind });
         }
         Procedure { kind, name, name_span, span: self.sp(n), pure, dummies, result, result_type, spec, body, contains }
+    }
+
+    /// `data a, b(2) /1.0, 3*0.0/, c /2.0/`: objects and values of each group; a value
+    /// followed by `*` is the repeat count of the next.
+    fn data_sets(&mut self, n: Node) -> Vec<DataSet> {
+        let mut sets = Vec::new();
+        for set in named(n).into_iter().filter(|c| c.kind() == "data_set") {
+            let mut objects = Vec::new();
+            let mut values = Vec::new();
+            for c in named(set) {
+                if c.kind() != "data_value" {
+                    objects.push(self.expr(c));
+                    continue;
+                }
+                let mut repeat = None;
+                for v in named(c) {
+                    let e = self.expr(v);
+                    if v.next_sibling().is_some_and(|s| s.kind() == "*") {
+                        repeat = Some(e);
+                    } else {
+                        values.push((repeat.take(), e));
+                    }
+                }
+            }
+            sets.push(DataSet { span: self.sp(set), objects, values });
+        }
+        sets
     }
 
     /// `parameter (n = 10, c = 2.0d0)`: the names as spelled and their values.
@@ -201,6 +229,7 @@ impl<'s> Parser<'s> {
 
     fn type_def(&mut self, n: Node) -> TypeDef {
         let mut name = None;
+        let mut parent = None;
         let mut components = Vec::new();
         for c in named(n) {
             match c.kind() {
@@ -209,12 +238,16 @@ impl<'s> Parser<'s> {
                         .into_iter()
                         .find(|x| matches!(x.kind(), "type_name" | "name"))
                         .map(|x| self.text(x).to_string());
+                    parent = named(c)
+                        .into_iter()
+                        .find(|x| x.kind() == "base_type_specifier")
+                        .map(|x| (self.text(x).to_string(), self.sp(x)));
                 }
                 "variable_declaration" => components.push(self.decl(c)),
                 _ => {}
             }
         }
-        TypeDef { name, components }
+        TypeDef { name, parent, span: self.sp(n), components }
     }
 
     /// A type declaration statement.
@@ -322,7 +355,8 @@ impl<'s> Parser<'s> {
                 .into_iter()
                 .find(|c| c.kind() == "type_name")
                 .map_or_else(|| self.text(t).trim().to_string(), |c| self.text(c).trim().to_string());
-            return TypeSpec::Derived { span, name };
+            let class = self.text(t).trim_start().to_ascii_lowercase().starts_with("class");
+            return TypeSpec::Derived { span, name, class };
         }
         let full = self.text(t).to_ascii_lowercase();
         let base: String = full.chars().take_while(|c| c.is_ascii_alphabetic() || *c == ' ').collect();
@@ -383,6 +417,8 @@ impl<'s> Parser<'s> {
                     "exit" => StmtKind::Exit,
                     "cycle" => StmtKind::Cycle,
                     "return" => StmtKind::Return,
+                    // A computed `goto (10, 20) k` lists several labels: `None`.
+                    w if w.starts_with("goto") && self.text(n).contains('(') => StmtKind::Goto { label: None },
                     w if w.starts_with("goto") => {
                         let label = named(n)
                             .into_iter()
@@ -440,7 +476,7 @@ impl<'s> Parser<'s> {
         }
         let kids = named(a);
         match (
-            kids.iter().copied().find(|k| k.kind() == "identifier"),
+            kids.iter().copied().find(|k| matches!(k.kind(), "identifier" | "derived_type_member_expression")),
             kids.iter().copied().find(|k| k.kind() == "size"),
         ) {
             (Some(name), Some(size)) => Allocation::Sized { span, name: self.expr(name), shape: self.shape(size) },
@@ -515,8 +551,9 @@ impl<'s> Parser<'s> {
         for s in kids.iter().skip(1) {
             match s.kind() {
                 "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                // `10 continue`: the label too (a `goto 10` in the body skips to it).
                 "end_do_label_loop_statement" => {
-                    for t in named(*s).into_iter().filter(|t| t.kind() != "statement_label") {
+                    for t in named(*s) {
                         body.push(self.stmt(t));
                     }
                 }
@@ -749,9 +786,39 @@ impl<'s> Parser<'s> {
                 }
             }
             "array_literal" => ExprKind::ArrayConstructor(named(n).into_iter().map(|i| self.expr(i)).collect()),
-            "implied_do_loop" => ExprKind::ImpliedDo,
+            "implied_do_loop_expression" | "implied_do_loop" => self.implied_do(n),
             k => err(format!("this expression is not supported (`{}`)", k.replace('_', " "))),
         }
+    }
+}
+
+impl Parser<'_> {
+    /// `(items, i = a, b[, c])`.
+    fn implied_do(&mut self, n: Node) -> ExprKind {
+        let kids = named(n);
+        let control = kids.iter().copied().find(|k| k.kind() == "loop_control_expression");
+        let bad = || {
+            ExprKind::Unsupported(
+                Diagnostic::error(span_of(self.src, n), "cannot read this implied do loop")
+                    .with_help("write it as `(item, i = first, last)`"),
+            )
+        };
+        let Some(control) = control else { return bad() };
+        let parts = named(control);
+        let (Some(var), Some(start), Some(last)) = (parts.first(), parts.get(1), parts.get(2)) else { return bad() };
+        if var.kind() != "identifier" || parts.len() > 4 {
+            return bad();
+        }
+        let items =
+            kids.iter().copied().filter(|k| k.kind() != "loop_control_expression").map(|i| self.expr(i)).collect();
+        ExprKind::ImpliedDo(Box::new(ImpliedDo {
+            items,
+            var: self.text(*var).to_string(),
+            var_span: self.sp(*var),
+            start: self.expr(*start),
+            last: self.expr(*last),
+            step: parts.get(3).map(|s| self.expr(*s)),
+        }))
     }
 }
 

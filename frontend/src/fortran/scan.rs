@@ -20,6 +20,8 @@ pub struct Proc<'t> {
     /// The enclosing module or program says `implicit none` (it applies to the
     /// procedures it contains).
     pub host_implicit_none: bool,
+    /// The enclosing module (lower case): its variables are the procedure's state.
+    pub host_module: Option<String>,
 }
 
 pub struct Unit<'t> {
@@ -28,6 +30,8 @@ pub struct Unit<'t> {
     pub module_decls: Vec<&'t ast::Decl>,
     /// Names of the modules defined in the files (lower case).
     pub modules: Vec<String>,
+    /// The declarations of each module (lower-case name), for its variables (`state`).
+    pub module_decls_of: std::collections::BTreeMap<String, Vec<&'t ast::Decl>>,
 }
 
 impl<'t> Unit<'t> {
@@ -37,16 +41,21 @@ impl<'t> Unit<'t> {
 }
 
 pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
-    let mut u = Unit { procs: Vec::new(), module_decls: Vec::new(), modules: Vec::new() };
+    let mut u =
+        Unit { procs: Vec::new(), module_decls: Vec::new(), modules: Vec::new(), module_decls_of: Default::default() };
     for unit in &file.units {
         match unit {
-            TopUnit::Procedure(p) => push_proc(p, Vec::new(), false, &mut u),
+            TopUnit::Procedure(p) => push_proc(p, Vec::new(), false, None, &mut u),
             TopUnit::Module(m) => {
                 let mut decls = Vec::new();
                 let mut implicit_none = false;
                 let mut scope = decl::Table::new();
-                if let (ModuleKind::Module, Some(name)) = (m.kind, &m.name) {
-                    u.modules.push(name.to_ascii_lowercase());
+                let module = match (m.kind, &m.name) {
+                    (ModuleKind::Module, Some(name)) => Some(name.to_ascii_lowercase()),
+                    _ => None,
+                };
+                if let Some(name) = &module {
+                    u.modules.push(name.clone());
                 }
                 for item in &m.items {
                     match item {
@@ -64,14 +73,18 @@ pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
                             decl::collect(d, &mut scope, true)?;
                             decls.push(d);
                         }
+                        ModuleItem::TypeDef(_) => {}
                         ModuleItem::Contains(procs) => {
                             for p in procs {
-                                push_proc(p, decls.clone(), implicit_none, &mut u);
+                                push_proc(p, decls.clone(), implicit_none, module.clone(), &mut u);
                             }
                         }
                     }
                 }
                 if m.kind == ModuleKind::Module {
+                    if let Some(name) = module {
+                        u.module_decls_of.insert(name, decls.clone());
+                    }
                     u.module_decls.extend(decls);
                 }
             }
@@ -81,7 +94,13 @@ pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
     Ok(u)
 }
 
-fn push_proc<'t>(p: &'t Procedure, host_decls: Vec<&'t ast::Decl>, host_implicit_none: bool, u: &mut Unit<'t>) {
+fn push_proc<'t>(
+    p: &'t Procedure,
+    host_decls: Vec<&'t ast::Decl>,
+    host_implicit_none: bool,
+    host_module: Option<String>,
+    u: &mut Unit<'t>,
+) {
     u.procs.push(Proc {
         node: p,
         kind: p.kind,
@@ -89,5 +108,6 @@ fn push_proc<'t>(p: &'t Procedure, host_decls: Vec<&'t ast::Decl>, host_implicit
         name_span: p.name_span,
         host_decls,
         host_implicit_none,
+        host_module,
     });
 }

@@ -30,12 +30,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         match &n.kind {
             S::Assign { lhs, rhs } => {
-                if self.product_assign(lhs, rhs)? {
-                    return Ok(());
-                }
                 // Work values of this statement only: an inlined routine lowers the same
                 // expressions again at its next call.
                 let before = self.hoisted.clone();
+                self.hoist_constructors(rhs)?;
+                if self.product_assign(lhs, rhs)? {
+                    self.hoisted = before;
+                    return Ok(());
+                }
                 self.hoist_array_calls(rhs)?;
                 self.hoist_products(rhs)?;
                 let r = self.assign(lhs, rhs, None);
@@ -43,16 +45,21 @@ impl<'s, 't> Lowerer<'s, 't> {
                 r
             }
             S::Do(d) => self.do_loop(d),
-            // Labels only matter to `goto` (unsupported) and labelled `do` (handled there).
-            S::Label(_) => Ok(()),
+            // Labels only matter to `goto` (`returns`) and labelled `do` (handled there).
+            S::Label(l) => {
+                self.labels_seen.insert(l.clone());
+                Ok(())
+            }
+            S::If(b) if only_hooks(b) => self.leave_out_guarded_hooks(n, b),
             S::If(b) => self.if_stmt(n, b),
             S::Call { name, args } => {
+                // Hooks are left out even when the files define them (a `yomhook` stub).
+                if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()) {
+                    return self.leave_out(n, name, args);
+                }
                 if let Some(proc) = self.unit.find(name).filter(|p| p.kind == ProcKind::Subroutine) {
                     self.inline_call(n.span, proc, args, None)?;
                     return Ok(());
-                }
-                if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()) {
-                    return self.leave_out(n, name, args);
                 }
                 let help = if self.unit.find(name).is_some() {
                     "inline the subroutine body into the kernel"
@@ -81,21 +88,44 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "a `return` here (inside `select case` or `where`) is",
                 "use an `if` block for the early return",
             ),
-            S::Goto { .. } => {
-                unsupported(self, "`goto` is", "rewrite the control flow with `do` loops and `if` blocks")
-            }
+            S::Goto { label: Some(l) } if self.labels_seen.contains(l) => unsupported(
+                self,
+                &format!("a backward `goto {l}` (a loop) is"),
+                "write the loop as a `do` loop with a trip count computed before it (`do while` is not supported yet)",
+            ),
+            S::Goto { label: Some(l) } => unsupported(
+                self,
+                &format!("this `goto {l}` is"),
+                "adjc lowers a forward `goto` to a label later in the same statement list (or an enclosing one, \
+                 outside `do` loops); a jump out of a `do` loop, into a block or across another jump's label is not \
+                 supported: restructure with `if` blocks",
+            ),
+            S::Goto { label: None } => unsupported(
+                self,
+                "computed and assigned `goto` are",
+                "rewrite the control flow with `select case` and `if` blocks",
+            ),
             S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
-            S::Io { kind: ast::IoKind::Print | ast::IoKind::Write, data } if data.is_empty() => {
+            S::Io { kind, data } if output_only(*kind, &self.text(n)) => {
+                let what = if data.is_empty() { "output of text only" } else { "output: it changes no value" };
                 self.f.notes.push(format!(
-                    "line {}: `{}` left out (output of text only)",
+                    "line {}: `{}` left out ({what})",
                     self.span.line,
-                    self.text(n).trim()
+                    self.text(n).lines().next().unwrap_or("").trim()
                 ));
                 Ok(())
             }
-            S::Io { .. } => {
-                unsupported(self, "input/output statements are", "remove I/O from the kernel (do it in the caller)")
-            }
+            S::Io { kind: ast::IoKind::Read, .. } => unsupported(
+                self,
+                "`read` statements are",
+                "a `read` sets variables from a file: read the data in the caller and pass it as arguments",
+            ),
+            S::Io { .. } => unsupported(
+                self,
+                "this input/output statement is",
+                "adjc leaves out output statements (`print`, `write`, `open`, `close`, `format`) that set no \
+                 variable; move `inquire` and statements with `iostat=`, `newunit=` or `iomsg=` to the caller",
+            ),
             S::Allocate(items) => self.allocate(items),
             // Local arrays are freed at the end of the function.
             S::Deallocate => Ok(()),
@@ -206,7 +236,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.section_assign(var, &subs, rhs, mask)
     }
 
-    fn convert(&self, n: &'t AExpr, value: Expr, to: Scalar) -> R<Expr> {
+    pub fn convert(&self, n: &'t AExpr, value: Expr, to: Scalar) -> R<Expr> {
         if (value.ty == Scalar::Bool) != (to == Scalar::Bool) {
             return Err(self.err(n, format!("cannot assign a {} value to a {} variable", value.ty, to)));
         }
@@ -416,6 +446,18 @@ impl<'s, 't> Lowerer<'s, 't> {
         if b.one_line && b.then_body.len() != 1 {
             return Err(self.err(n, "cannot read this one-line `if`"));
         }
+        // A condition known here (`present(x)` in an inlined callee): only its branch is
+        // lowered (the other may use an absent argument).
+        if let ExprKind::Const(Literal::Bool(known)) = cond.kind {
+            if known {
+                return self.block_stmts(&b.then_body);
+            }
+            let else_body = self.else_chain(&b.clauses)?;
+            if let Some(block) = self.blocks.last_mut() {
+                block.extend(else_body);
+            }
+            return Ok(());
+        }
         let then_body = self.with_block(|lw| lw.block_stmts(&b.then_body))?;
         let else_body = self.else_chain(&b.clauses)?;
         self.span = span;
@@ -425,10 +467,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// Lowers `stmts` in order into the current block.
     fn block_stmts(&mut self, stmts: &'t [AStmt]) -> R<()> {
-        for s in stmts {
-            self.stmt(s)?;
-        }
-        Ok(())
+        // Forward `goto`s to labels of the list are structured exits (`returns`).
+        self.stmts_with_gotos(stmts)
     }
 
     /// `where (mask) ... [elsewhere ...] end where` and the one-line form: every
@@ -517,7 +557,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 AKind::Keyword { value, .. } => &**value,
                 _ => a,
             };
-            if let AKind::Name(_) = target.kind {
+            let text = self.text_names.contains(&self.text(target).to_ascii_lowercase());
+            if let (AKind::Name(_), false) = (&target.kind, text) {
                 // Undeclared under `implicit none` is an error even here (as in gfortran).
                 if let Binding::Var(v) = self.lookup(target)? {
                     self.left_out.push((v, name.to_string(), self.sp(n)));
@@ -528,6 +569,34 @@ impl<'s, 't> Lowerer<'s, 't> {
             "line {}: `{}` left out (timer or profiling hook, not part of the math)",
             self.span.line,
             self.text(n).trim()
+        ));
+        Ok(())
+    }
+
+    /// `if (lhook) call dr_hook(...)` (IFS/ecRad): an `if` whose branches only call timers
+    /// or profiling hooks is left out whole; its condition (a module logical, whatever its
+    /// declaration) is not evaluated.
+    fn leave_out_guarded_hooks(&mut self, n: &'t AStmt, b: &'t ast::IfBlock) -> R<()> {
+        let bodies = std::iter::once(&b.then_body).chain(b.clauses.iter().map(|c| match c {
+            ast::ElseClause::ElseIf { body, .. } | ast::ElseClause::Else { body, .. } => body,
+        }));
+        for s in bodies.flatten() {
+            if let S::Call { name, args } = &s.kind {
+                for a in args {
+                    let target = match &a.kind {
+                        AKind::Keyword { value, .. } => &**value,
+                        _ => a,
+                    };
+                    if let (AKind::Name(_), Ok(Binding::Var(v))) = (&target.kind, self.lookup(target)) {
+                        self.left_out.push((v, name.to_string(), self.sp(s)));
+                    }
+                }
+            }
+        }
+        self.f.notes.push(format!(
+            "line {}: `{}` left out (profiling hook, not part of the math)",
+            self.span.line,
+            self.text(n).lines().next().unwrap_or("").trim()
         ));
         Ok(())
     }
@@ -698,12 +767,49 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         self.span = span;
         let cond = self.cond_expr(cond)?;
+        if let ExprKind::Const(Literal::Bool(known)) = cond.kind {
+            return if known { self.with_block(|lw| lw.block_stmts(body)) } else { self.else_chain(rest) };
+        }
         let then_body = self.with_block(|lw| lw.block_stmts(body))?;
         let else_body = self.else_chain(rest)?;
         Ok(vec![Stmt::new(StmtKind::If { cond, then_body, else_body }, span)])
     }
 }
 
+/// Whether an input/output statement only writes out (changes no variable of the kernel):
+/// `print`, `write`, `open`, `close`, `rewind`, `flush`, `format`, without the specifiers
+/// that set a variable (`iostat=`, `newunit=`, `iomsg=`, `size=`). Leaving it out cannot
+/// change a value or a derivative.
+fn output_only(kind: ast::IoKind, text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    let sets = ["iostat", "newunit", "iomsg", "size"].iter().any(|k| {
+        t.match_indices(k).any(|(i, _)| {
+            let before = t[..i].chars().next_back().is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+            let after = t[i + k.len()..].trim_start();
+            before && after.starts_with('=') && !after.starts_with("==")
+        })
+    });
+    let word: String = t.trim_start().chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    match kind {
+        ast::IoKind::Print | ast::IoKind::Write => !sets,
+        ast::IoKind::Read => false,
+        ast::IoKind::Other => !sets && matches!(word.as_str(), "open" | "close" | "rewind" | "flush" | "format"),
+    }
+}
+
+/// Whether every branch of `b` holds only calls of timers and hooks (and labels or
+/// `continue`), and at least one such call.
+fn only_hooks(b: &ast::IfBlock) -> bool {
+    let bodies: Vec<&Vec<AStmt>> = std::iter::once(&b.then_body)
+        .chain(b.clauses.iter().map(|c| match c {
+            ast::ElseClause::ElseIf { body, .. } | ast::ElseClause::Else { body, .. } => body,
+        }))
+        .collect();
+    let hook = |s: &AStmt| matches!(&s.kind, S::Call { name, .. } if TIMERS_AND_HOOKS.contains(&name.to_ascii_lowercase().as_str()));
+    let quiet = |s: &AStmt| hook(s) || matches!(s.kind, S::Continue | S::Label(_));
+    bodies.iter().any(|b| b.iter().any(hook)) && bodies.iter().all(|b| b.iter().all(quiet))
+}
+
 /// Calls that measure or trace the run and do not change the math.
-const TIMERS_AND_HOOKS: [&str; 6] =
-    ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop"];
+const TIMERS_AND_HOOKS: [&str; 8] =
+    ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop", "timer_clear", "timer_read"];

@@ -1,0 +1,10 @@
+! Kinds and constants as ecRad/IFS declare them (parkind1): JPIA = JPIM refers to a
+! constant declared before it, every kind given with `kind=`.
+MODULE PARKIND1
+IMPLICIT NONE
+INTEGER, PARAMETER :: JPIM = SELECTED_INT_KIND(9)
+INTEGER, PARAMETER :: JPIA = JPIM
+INTEGER, PARAMETER :: JPRB = SELECTED_REAL_KIND(13,300)
+INTEGER(KIND=JPIM), PARAMETER :: NB = 2_JPIM
+REAL(KIND=JPRB), PARAMETER :: RG = 9.80665_JPRB
+END MODULE PARKIND1
