@@ -288,6 +288,25 @@ fn strided_sections_are_empty_when_fortran_says_so() {
     }
 }
 
+/// `adjc transpile ARGS` into a relative directory (the command line quoted in the files must
+/// not depend on the machine), the `.c` and `.h` as the snapshots `fortran_<stem>.{c,h}`.
+fn snapshot_c(stem: &str, args: &[String]) {
+    let rel = format!("target/adjc-fsnap/{stem}");
+    let dir = root().join(&rel);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut all = vec!["transpile", args[0].as_str(), "-o", rel.as_str()];
+    all.extend(args[1..].iter().map(|s| s.as_str()));
+    let out = adjc(&all);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
+    let h = std::fs::read_to_string(dir.join(format!("{stem}.h"))).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    insta::with_settings!({snapshot_path => root().join("tests/snapshots"), prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(format!("fortran_{stem}.c"), c);
+        insta::assert_snapshot!(format!("fortran_{stem}.h"), h);
+    });
+}
+
 /// C snapshots of the Fortran examples of real-code constructs (derived types, array
 /// constructors, module kinds): the generated C is reviewed like the Python examples'.
 #[test]
@@ -298,21 +317,9 @@ fn fortran_c_snapshots() {
         if !SNAPSHOTTED.contains(&stem.as_str()) {
             continue;
         }
-        // The same relative -o every time: the command line is part of the output.
-        let rel = format!("target/adjc-fsnap/{stem}");
-        let dir = root().join(&rel);
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut args = vec!["transpile".to_string(), ex.path.clone(), "-o".into(), rel.clone()];
+        let mut args = vec![ex.path.clone()];
         args.extend(common::source_flags(&ex.check_flags));
-        let out = adjc(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
-        assert!(out.status.success(), "{}", text(&out));
-        let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
-        let h = std::fs::read_to_string(dir.join(format!("{stem}.h"))).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        insta::with_settings!({snapshot_path => root().join("tests/snapshots"), prepend_module_to_snapshot => false}, {
-            insta::assert_snapshot!(format!("fortran_{stem}.c"), c);
-            insta::assert_snapshot!(format!("fortran_{stem}.h"), h);
-        });
+        snapshot_c(&stem, &args);
     }
 }
 
@@ -344,11 +351,7 @@ fn real_code_examples_c_snapshots() {
     for name in ["nas_rhs.f", "scale_optical_depth.f90", "nas_data_stmtfn.f", "f77_gotos.f", "radiation_diag.f90"] {
         let ex = examples().into_iter().find(|e| e.path.ends_with(name)).expect("the example exists");
         let stem = std::path::Path::new(&ex.path).file_stem().unwrap().to_string_lossy().into_owned();
-        // A relative -o: the command line quoted in the files must not depend on the machine.
-        let rel = format!("target/adjc-fsnap/{stem}");
-        let dir = root().join(&rel);
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut args = vec!["transpile".to_string(), ex.path.clone(), "-o".into(), rel];
+        let mut args = vec![ex.path.clone()];
         // The example's flags but the check's own (`--init`, `--setup`).
         let mut flags = ex.check_flags.iter();
         while let Some(f) = flags.next() {
@@ -359,15 +362,7 @@ fn real_code_examples_c_snapshots() {
                 _ => args.push(f.clone()),
             }
         }
-        let out = adjc(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
-        assert!(out.status.success(), "{}", text(&out));
-        let c = std::fs::read_to_string(dir.join(format!("{stem}.c"))).unwrap();
-        let h = std::fs::read_to_string(dir.join(format!("{stem}.h"))).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        insta::with_settings!({snapshot_path => root().join("tests/snapshots"), prepend_module_to_snapshot => false}, {
-            insta::assert_snapshot!(format!("fortran_{stem}.c"), c);
-            insta::assert_snapshot!(format!("fortran_{stem}.h"), h);
-        });
+        snapshot_c(&stem, &args);
     }
 }
 
