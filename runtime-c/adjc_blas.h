@@ -53,7 +53,12 @@
 #else
 #define ADJC_BLAS_NAME "adjc fallback"
 
+#include <float.h>
 #include <stdlib.h>
+
+/* The smallest normal number of each element type. */
+#define ADJC_BLAS_TMIN_d DBL_MIN
+#define ADJC_BLAS_TMIN_s FLT_MIN
 
 enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
 enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
@@ -71,9 +76,21 @@ enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 11
 #define ADJC_BLAS_SMALL 4096
 #endif
 
-/* Products with at most this many rows stream op(B) once instead of packing it. */
+/* Products with at most this many rows stream op(B) once instead of packing it (at most 8:
+ * the few-rows tiles have 1, 2, 4 or 8 rows). */
 #ifndef ADJC_BLAS_SMALL_M
 #define ADJC_BLAS_SMALL_M 8
+#endif
+#if ADJC_BLAS_SMALL_M > 8
+#error "ADJC_BLAS_SMALL_M is at most 8 (the few-rows tiles)"
+#endif
+/* The few-rows product with op(B) = B: rows of B per panel (read side by side) and columns
+ * of C per block (kept in L2 across the panels). */
+#ifndef ADJC_BLAS_FR_KB
+#define ADJC_BLAS_FR_KB 16
+#endif
+#ifndef ADJC_BLAS_FR_JB
+#define ADJC_BLAS_FR_JB 4096
 #endif
 
 /* The widest vector register the target has, in bytes (what -march=... enables). */
@@ -181,6 +198,121 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
     *lo = u0 * q < n ? u0 * q : n;
     *hi = u1 * q < n ? u1 * q : n;
 }
+
+/*
+ * ---- the few-rows gemm's tiles -------------------------------------------------------------
+ *
+ * One R-row tile function per R in {1, 2, 4, 8} (ADJC_BLAS_FEW_ROWS_), so that the loops over
+ * rows have constant bounds and the partial sums stay in registers; the few-rows product
+ * (adjc_?gemm_few_rows_, in ADJC_BLAS_GEMM_) picks one through the switch of
+ * ADJC_BLAS_FEW_ROWS_DISPATCH_.
+ */
+#define ADJC_BLAS_FEW_ROWS_(T, P, R)                                                                    \
+    /* C[0..m, 0..n] += f * sum_{q < kb} ap[q * R + i] * B[q * brs + j] for i < R, j < NR: the */       \
+    /* R x NR partial sums stay in registers (R x 3 vectors, like the micro-kernel's tile). */          \
+    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_fr_nn##R##_(int64_t kb, const T *restrict ap,        \
+                                                               const T *restrict B, int64_t brs, T f,   \
+                                                               T *restrict C, int64_t ldc, int64_t m,   \
+                                                               int64_t n) {                             \
+        enum { NR = ADJC_BLAS_NR_##P };                                                                 \
+        T acc[R][NR];                                                                                   \
+        for (int i = 0; i < R; i++) {                                                                   \
+            for (int j = 0; j < NR; j++) {                                                              \
+                acc[i][j] = 0;                                                                          \
+            }                                                                                           \
+        }                                                                                               \
+        for (int64_t q = 0; q < kb; q++) {                                                              \
+            const T *a = ap + q * R, *b = B + q * brs;                                                  \
+            for (int i = 0; i < R; i++) {                                                               \
+                for (int j = 0; j < NR; j++) {                                                          \
+                    acc[i][j] = ADJC_BLAS_FMA_##P(a[i], b[j], acc[i][j]);                               \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+        for (int64_t i = 0; i < m; i++) {                                                               \
+            T *c = C + i * ldc;                                                                         \
+            for (int64_t j = 0; j < n; j++) {                                                           \
+                c[j] += f * acc[i][j];                                                                  \
+            }                                                                                           \
+        }                                                                                               \
+    }                                                                                                   \
+                                                                                                        \
+    /* out[2 i + r] = sum_{p < K} Ar[i * ldr + p] * B[r * ldb + p] for i < R, r < 2: 2 R chains */      \
+    /* of ADJC_BLAS_LANES lane sums; each element of a row of A is loaded once for both rows of */      \
+    /* B (ldb = 0: one row of B, counted twice). */                                                     \
+    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_fr_nt##R##_(int64_t K, const T *restrict Ar,         \
+                                                               int64_t ldr, const T *restrict B,        \
+                                                               int64_t ldb, T *restrict out) {          \
+        enum { L = ADJC_BLAS_LANES };                                                                   \
+        T acc[R][2][L];                                                                                 \
+        for (int i = 0; i < R; i++) {                                                                   \
+            for (int r = 0; r < 2; r++) {                                                               \
+                for (int l = 0; l < L; l++) {                                                           \
+                    acc[i][r][l] = 0;                                                                   \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+        int64_t p = 0;                                                                                  \
+        for (; p + L <= K; p += L) {                                                                    \
+            for (int i = 0; i < R; i++) {                                                               \
+                for (int r = 0; r < 2; r++) {                                                           \
+                    for (int l = 0; l < L; l++) {                                                       \
+                        acc[i][r][l] = ADJC_BLAS_FMA_##P(Ar[i * ldr + p + l], B[r * ldb + p + l], acc[i][r][l]); \
+                    }                                                                                   \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+        for (int i = 0; i < R; i++) {                                                                   \
+            for (int r = 0; r < 2; r++) {                                                               \
+                T s = 0;                                                                                \
+                for (int64_t q = p; q < K; q++) {                                                       \
+                    s += Ar[i * ldr + q] * B[r * ldb + q];                                              \
+                }                                                                                       \
+                for (int l = 0; l < L; l++) {                                                           \
+                    s += acc[i][r][l];                                                                  \
+                }                                                                                       \
+                out[2 * i + r] = s;                                                                     \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#define ADJC_BLAS_FEW_ROWS_DISPATCH_(T, P)                                                              \
+    /* The tile functions for R = rows (1, 2, 4 or 8). */                                               \
+    static inline void adjc_##P##gemm_fr_nn_tile_(int64_t rows, int64_t kb, const T *ap, const T *B,    \
+                                                  int64_t brs, T f, T *C, int64_t ldc, int64_t m,       \
+                                                  int64_t n) {                                          \
+        switch (rows) {                                                                                 \
+        case 1:                                                                                         \
+            adjc_##P##gemm_fr_nn1_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
+            break;                                                                                      \
+        case 2:                                                                                         \
+            adjc_##P##gemm_fr_nn2_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
+            break;                                                                                      \
+        case 4:                                                                                         \
+            adjc_##P##gemm_fr_nn4_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
+            break;                                                                                      \
+        default:                                                                                        \
+            adjc_##P##gemm_fr_nn8_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
+            break;                                                                                      \
+        }                                                                                               \
+    }                                                                                                   \
+    static inline void adjc_##P##gemm_fr_nt_tile_(int64_t rows, int64_t K, const T *Ar, int64_t ldr,    \
+                                                  const T *B, int64_t ldb, T *out) {                    \
+        switch (rows) {                                                                                 \
+        case 1:                                                                                         \
+            adjc_##P##gemm_fr_nt1_(K, Ar, ldr, B, ldb, out);                                            \
+            break;                                                                                      \
+        case 2:                                                                                         \
+            adjc_##P##gemm_fr_nt2_(K, Ar, ldr, B, ldb, out);                                            \
+            break;                                                                                      \
+        case 4:                                                                                         \
+            adjc_##P##gemm_fr_nt4_(K, Ar, ldr, B, ldb, out);                                            \
+            break;                                                                                      \
+        default:                                                                                        \
+            adjc_##P##gemm_fr_nt8_(K, Ar, ldr, B, ldb, out);                                            \
+            break;                                                                                      \
+        }                                                                                               \
+    }                                                                                                   \
 
 /*
  * ---- gemm --------------------------------------------------------------------------------
@@ -357,40 +489,76 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         }                                                                                               \
     }                                                                                                   \
                                                                                                         \
-    /* Columns [lo, hi) of the few-rows product with B transposed: the dot products of the */           \
-    /* rows of op(A) (Ar, rows ldr apart) with the rows of B, four rows of op(A) per pass over */       \
-    /* a row of B (blocking along K measured slower: B's rows are then read in pieces). Not */          \
-    /* inlined: the axpy loop of the other case keeps its own code. */                                  \
-    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_small_m_dots_(int64_t lo, int64_t hi, int64_t M,     \
-                                                                 int64_t K, T alpha, const T *Ar,       \
-                                                                 int64_t ldr, const T *B, int64_t bcs,  \
-                                                                 T *C, int64_t ldc) {                   \
-        for (int64_t j = lo; j < hi; j++) {                                                             \
-            const T *b = B + j * bcs;                                                                   \
-            int64_t i = 0;                                                                              \
-            for (; i + 4 <= M; i += 4) {                                                                \
-                T d[4];                                                                                 \
-                adjc_##P##dot4_unit_(K, Ar + i * ldr, ldr, b, d);                                       \
-                for (int r = 0; r < 4; r++) {                                                           \
-                    C[(i + r) * ldc + j] += alpha * d[r];                                               \
+    /* Few rows (M <= ADJC_BLAS_SMALL_M, e.g. a batch of 8 samples times a layer's weights): the */     \
+    /* product is a stream over op(B), which packing would copy once more. The rows of C are */         \
+    /* computed together, as R = 1, 2, 4 or 8 rows (M rounded up; missing rows are zero) by the */      \
+    /* tile functions of ADJC_BLAS_FEW_ROWS_, which keep every partial sum in registers. */             \
+                                                                                                        \
+    /* With B's rows contiguous (op(B) = B): panels of KB rows of B; the KB x R values scale * */       \
+    /* op(A)(i, p) of a panel are packed once, then each NR-column strip of the panel adds f */         \
+    /* times its product to the R x NR tile of C in one pass. The panel's rows are read side */         \
+    /* by side, KB sequential streams; blocks of JB columns keep C's rows in L2. Columns */             \
+    /* [lo, hi). */                                                                                     \
+    static inline void adjc_##P##gemm_fr_nn_(int64_t lo, int64_t hi, int64_t M, int64_t K, T scale,     \
+                                             T f, const T *A, int64_t ars, int64_t acs, const T *B,     \
+                                             int64_t brs, T *C, int64_t ldc) {                          \
+        enum { NR = ADJC_BLAS_NR_##P, KB = ADJC_BLAS_FR_KB, R8 = 8 };                                   \
+        const int64_t JB = ADJC_BLAS_FR_JB;                                                             \
+        int64_t rows = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;                                        \
+        T ap[KB * R8], bt[KB * NR];                                                                     \
+        for (int64_t jb = lo; jb < hi; jb += JB) {                                                      \
+            int64_t je = hi - jb < JB ? hi : jb + JB;                                                   \
+            for (int64_t p0 = 0; p0 < K; p0 += KB) {                                                    \
+                int64_t kb = K - p0 < KB ? K - p0 : KB;                                                 \
+                for (int64_t q = 0; q < kb; q++) {                                                      \
+                    for (int64_t i = 0; i < rows; i++) {                                                \
+                        ap[q * rows + i] = i < M ? scale * A[i * ars + (p0 + q) * acs] : (T)0;          \
+                    }                                                                                   \
                 }                                                                                       \
-            }                                                                                           \
-            for (; i < M; i++) {                                                                        \
-                C[i * ldc + j] += alpha * adjc_##P##dot_unit_(K, Ar + i * ldr, b);                      \
+                const T *Bq = B + p0 * brs;                                                             \
+                int64_t j = jb;                                                                         \
+                for (; j + NR <= je; j += NR) {                                                         \
+                    adjc_##P##gemm_fr_nn_tile_(rows, kb, ap, Bq + j, brs, f, C + j, ldc, M, NR);        \
+                }                                                                                       \
+                if (j < je) {                                                                           \
+                    /* The last, narrower strip: through a zero-padded copy. */                         \
+                    int64_t n = je - j;                                                                 \
+                    for (int64_t q = 0; q < kb; q++) {                                                  \
+                        for (int64_t c = 0; c < NR; c++) {                                              \
+                            bt[q * NR + c] = c < n ? Bq[q * brs + j + c] : (T)0;                        \
+                        }                                                                               \
+                    }                                                                                   \
+                    adjc_##P##gemm_fr_nn_tile_(rows, kb, ap, bt, NR, f, C + j, ldc, M, n);              \
+                }                                                                                       \
             }                                                                                           \
         }                                                                                               \
     }                                                                                                   \
                                                                                                         \
+    /* With B transposed (op(B)(p, j) = B[j * bcs + p], the adjoint's x_b = y_b W^T): the dot */        \
+    /* products of the R rows of op(A) (Ar, rows ldr apart, contiguous) with two rows of B at a */      \
+    /* time; B is read once, in order; C += f * the products. Columns [lo, hi). */                      \
+    static inline void adjc_##P##gemm_fr_nt_(int64_t lo, int64_t hi, int64_t M, int64_t K, T f,         \
+                                             const T *Ar, int64_t ldr, int64_t rows, const T *B,        \
+                                             int64_t bcs, T *C, int64_t ldc) {                          \
+        T out[16];                                                                                      \
+        for (int64_t j = lo; j < hi; j += 2) {                                                          \
+            adjc_##P##gemm_fr_nt_tile_(rows, K, Ar, ldr, B + j * bcs, j + 1 < hi ? bcs : 0, out);       \
+            for (int64_t i = 0; i < M; i++) {                                                           \
+                C[i * ldc + j] += f * out[2 * i];                                                       \
+                if (j + 1 < hi) {                                                                       \
+                    C[i * ldc + j + 1] += f * out[2 * i + 1];                                           \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+    }                                                                                                   \
                                                                                                         \
-    /* Few rows (M <= ADJC_BLAS_SMALL_M, e.g. a batch of 8 samples times a layer's weights): */         \
-    /* the product is a stream over op(B), which packing would read twice. Columns */                   \
-    /* [lo, hi) of C: with B's rows contiguous, an axpy of each row of B into the rows of */            \
-    /* C (512 columns at a time, so that they stay in L1); with B transposed, a dot */                  \
-    /* product of each row of op(A) (contiguous: Ar, rows ldr apart) with each row of B. */             \
-    static inline void adjc_##P##gemm_small_m_(int64_t lo, int64_t hi, int64_t M, int64_t K, T alpha,   \
-                                               const T *Ar, int64_t ldr, const T *A, int64_t ars, int64_t acs, \
-                                               const T *B, int64_t brs, int64_t bcs, T beta, T *C,      \
-                                               int64_t ldc) {                                           \
+    /* Columns [lo, hi) of the few-rows product: C = beta * C, then the stream, with op(A) */           \
+    /* multiplied by `scale` and the products by f = alpha / scale. Ar/ldr: op(A)'s rows, */            \
+    /* scaled, contiguous and `rows` of them (zero rows past M), for the transposed-B form. */          \
+    static inline void adjc_##P##gemm_small_m_(int64_t lo, int64_t hi, int64_t M, int64_t K, T scale,   \
+                                               T f, const T *Ar, int64_t ldr, int64_t rows, const T *A, \
+                                               int64_t ars, int64_t acs, const T *B, int64_t brs,       \
+                                               int64_t bcs, T beta, T *C, int64_t ldc) {                \
         for (int64_t i = 0; i < M; i++) {                                                               \
             T *c = C + i * ldc;                                                                         \
             for (int64_t j = lo; j < hi; j++) {                                                         \
@@ -398,41 +566,63 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
             }                                                                                           \
         }                                                                                               \
         if (bcs == 1) {                                                                                 \
-            for (int64_t j0 = lo; j0 < hi; j0 += 512) {                                                 \
-                int64_t j1 = hi - j0 < 512 ? hi : j0 + 512;                                             \
-                for (int64_t p = 0; p < K; p++) {                                                       \
-                    const T *b = B + p * brs;                                                           \
-                    for (int64_t i = 0; i < M; i++) {                                                   \
-                        T a = alpha * A[i * ars + p * acs];                                             \
-                        T *restrict c = C + i * ldc;                                                    \
-                        for (int64_t j = j0; j < j1; j++) {                                             \
-                            c[j] = ADJC_BLAS_FMA_##P(a, b[j], c[j]);                                    \
-                        }                                                                               \
-                    }                                                                                   \
-                }                                                                                       \
-            }                                                                                           \
+            adjc_##P##gemm_fr_nn_(lo, hi, M, K, scale, f, A, ars, acs, B, brs, C, ldc);                 \
         } else {                                                                                        \
-            adjc_##P##gemm_small_m_dots_(lo, hi, M, K, alpha, Ar, ldr, B, bcs, C, ldc);                 \
+            adjc_##P##gemm_fr_nt_(lo, hi, M, K, f, Ar, ldr, rows, B, bcs, C, ldc);                      \
         }                                                                                               \
+    }                                                                                                   \
+                                                                                                        \
+    /* The power of two that brings op(A)'s largest magnitude into [0.5, 1) when op(A) holds */         \
+    /* subnormal numbers (else 1). The few rows of op(A) meet every column of B, so one */              \
+    /* subnormal element costs a microcode assist per vector multiply-add it enters, N of */            \
+    /* them (mlp's saturated softmax: a 3x slower adjoint). Scaled by a power of two the */             \
+    /* values are exact and normal, and alpha / scale undoes it in the one rounding of the */           \
+    /* final multiply: the sums are then at least as accurate as unscaled. Not applied when */          \
+    /* alpha / scale would itself be subnormal. */                                                      \
+    static inline T adjc_##P##gemm_fr_scale_(int64_t M, int64_t K, const T *A, int64_t ars, int64_t acs, \
+                                             T alpha) {                                                 \
+        T amax = 0;                                                                                     \
+        int subnormal = 0;                                                                              \
+        for (int64_t i = 0; i < M; i++) {                                                               \
+            for (int64_t p = 0; p < K; p++) {                                                           \
+                T v = A[i * ars + p * acs];                                                             \
+                v = v < 0 ? -v : v;                                                                     \
+                amax = v > amax ? v : amax;                                                             \
+                subnormal |= v != 0 && v < ADJC_BLAS_TMIN_##P;                                          \
+            }                                                                                           \
+        }                                                                                               \
+        T scale = 1;                                                                                    \
+        if (subnormal) {                                                                                \
+            const T limit = (T)1 / ADJC_BLAS_TMIN_##P;                                                  \
+            while (amax * scale < (T)0.5 && scale < limit) {                                            \
+                scale *= 2;                                                                             \
+            }                                                                                           \
+        }                                                                                               \
+        T f = alpha / scale;                                                                            \
+        f = f < 0 ? -f : f;                                                                             \
+        return f >= ADJC_BLAS_TMIN_##P ? scale : (T)1;                                                  \
     }                                                                                                   \
                                                                                                         \
     /* The few-rows product, split among threads by columns of C. */                                    \
     static inline void adjc_##P##gemm_few_rows_(int64_t M, int64_t N, int64_t K, T alpha, const T *A,   \
                                                 int64_t ars, int64_t acs, const T *B, int64_t brs,      \
                                                 int64_t bcs, T beta, T *C, int64_t ldc) {               \
-        /* The dot form reads rows of op(A): copy them when A is stored transposed. */                  \
+        int64_t rows = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;                                        \
+        T scale = adjc_##P##gemm_fr_scale_(M, K, A, ars, acs, alpha), f = alpha / scale;                \
+        /* The dot form reads `rows` contiguous rows of scale * op(A): copy them (zero-padded) */       \
+        /* unless A already is that. */                                                                 \
         T *copy = NULL;                                                                                 \
         const T *Ar = A;                                                                                \
         int64_t ldr = ars;                                                                              \
-        if (bcs != 1 && acs != 1) {                                                                     \
-            copy = (T *)malloc(sizeof(T) * (size_t)(M * K));                                            \
+        if (bcs != 1 && (acs != 1 || rows != M || scale != (T)1)) {                                     \
+            copy = (T *)malloc(sizeof(T) * (size_t)(rows * K));                                         \
             if (copy == NULL) {                                                                         \
                 adjc_##P##gemm_loops_(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc);          \
                 return;                                                                                 \
             }                                                                                           \
-            for (int64_t i = 0; i < M; i++) {                                                           \
+            for (int64_t i = 0; i < rows; i++) {                                                        \
                 for (int64_t p = 0; p < K; p++) {                                                       \
-                    copy[i * K + p] = A[i * ars + p * acs];                                             \
+                    copy[i * K + p] = i < M ? scale * A[i * ars + p * acs] : (T)0;                      \
                 }                                                                                       \
             }                                                                                           \
             Ar = copy;                                                                                  \
@@ -443,10 +633,12 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
             {                                                                                           \
                 int64_t lo, hi;                                                                         \
                 adjc_blas_share_(N, 64, ADJC_BLAS_TID_(), ADJC_BLAS_NTH_(), &lo, &hi);                  \
-                adjc_##P##gemm_small_m_(lo, hi, M, K, alpha, Ar, ldr, A, ars, acs, B, brs, bcs, beta, C, ldc); \
+                adjc_##P##gemm_small_m_(lo, hi, M, K, scale, f, Ar, ldr, rows, A, ars, acs, B, brs, bcs, \
+                                        beta, C, ldc);                                                  \
             }                                                                                           \
         } else {                                                                                        \
-            adjc_##P##gemm_small_m_(0, N, M, K, alpha, Ar, ldr, A, ars, acs, B, brs, bcs, beta, C, ldc); \
+            adjc_##P##gemm_small_m_(0, N, M, K, scale, f, Ar, ldr, rows, A, ars, acs, B, brs, bcs, beta, \
+                                    C, ldc);                                                            \
         }                                                                                               \
         free(copy);                                                                                     \
     }                                                                                                   \
@@ -546,44 +738,6 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
             s += (p0[l] + p1[l]) + (p2[l] + p3[l]);                                                     \
         }                                                                                               \
         return s;                                                                                       \
-    }                                                                                                   \
-                                                                                                        \
-    /* The dot products of four rows of a (lda apart) with one x, unit strides: each */                 \
-    /* element of x is loaded once for the four (the few-rows gemm with B transposed). */               \
-    static inline void adjc_##P##dot4_unit_(int64_t n, const T *a, int64_t lda, const T *x, T *out) {   \
-        enum { L = ADJC_BLAS_LANES };                                                                   \
-        const T *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;                           \
-        T p0[L], p1[L], p2[L], p3[L];                                                                   \
-        for (int l = 0; l < L; l++) {                                                                   \
-            p0[l] = p1[l] = p2[l] = p3[l] = 0;                                                          \
-        }                                                                                               \
-        int64_t j = 0;                                                                                  \
-        for (; j + L <= n; j += L) {                                                                    \
-            for (int l = 0; l < L; l++) {                                                               \
-                T xv = x[j + l];                                                                        \
-                p0[l] = ADJC_BLAS_FMA_##P(a0[j + l], xv, p0[l]);                                        \
-                p1[l] = ADJC_BLAS_FMA_##P(a1[j + l], xv, p1[l]);                                        \
-                p2[l] = ADJC_BLAS_FMA_##P(a2[j + l], xv, p2[l]);                                        \
-                p3[l] = ADJC_BLAS_FMA_##P(a3[j + l], xv, p3[l]);                                        \
-            }                                                                                           \
-        }                                                                                               \
-        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                               \
-        for (; j < n; j++) {                                                                            \
-            s0 += a0[j] * x[j];                                                                         \
-            s1 += a1[j] * x[j];                                                                         \
-            s2 += a2[j] * x[j];                                                                         \
-            s3 += a3[j] * x[j];                                                                         \
-        }                                                                                               \
-        for (int l = 0; l < L; l++) {                                                                   \
-            s0 += p0[l];                                                                                \
-            s1 += p1[l];                                                                                \
-            s2 += p2[l];                                                                                \
-            s3 += p3[l];                                                                                \
-        }                                                                                               \
-        out[0] = s0;                                                                                    \
-        out[1] = s1;                                                                                    \
-        out[2] = s2;                                                                                    \
-        out[3] = s3;                                                                                    \
     }                                                                                                   \
                                                                                                         \
     /* y[i] = alpha * A[i, :] . x + beta * y[i] for rows [lo, hi) (row-major A, unit x). */             \
@@ -726,6 +880,16 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
 
 ADJC_BLAS_LEVEL2_(double, d)
 ADJC_BLAS_LEVEL2_(float, s)
+ADJC_BLAS_FEW_ROWS_(double, d, 1)
+ADJC_BLAS_FEW_ROWS_(double, d, 2)
+ADJC_BLAS_FEW_ROWS_(double, d, 4)
+ADJC_BLAS_FEW_ROWS_(double, d, 8)
+ADJC_BLAS_FEW_ROWS_DISPATCH_(double, d)
+ADJC_BLAS_FEW_ROWS_(float, s, 1)
+ADJC_BLAS_FEW_ROWS_(float, s, 2)
+ADJC_BLAS_FEW_ROWS_(float, s, 4)
+ADJC_BLAS_FEW_ROWS_(float, s, 8)
+ADJC_BLAS_FEW_ROWS_DISPATCH_(float, s)
 ADJC_BLAS_GEMM_(double, d)
 ADJC_BLAS_GEMM_(float, s)
 

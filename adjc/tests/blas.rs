@@ -367,7 +367,8 @@ fn dot_of_a_vector_with_itself_is_one_update() {
 /// -std=c11 -Wall -Wextra -Werror, with and without -fopenmp and -march=native, with the
 /// default blocks and with tiny ones (every size then crosses several KC/MC/NC blocks, the
 /// packed path runs for the smallest products, and every product is split among threads,
-/// three of them so that shares are uneven).
+/// three of them so that shares are uneven), and with tiny few-rows panels and column blocks.
+/// Also few-rows products whose op(A) holds subnormal numbers (the scaled path).
 #[test]
 fn fallback_blas_matches_reference_loops() {
     let dir = scratch("blas-fallback");
@@ -390,6 +391,13 @@ fn fallback_blas_matches_reference_loops() {
         ("native-omp", &["-march=native", "-fopenmp"], false),
         ("tiny", &["-march=native"], true),
         ("tiny-omp", &["-march=native", "-fopenmp"], true),
+        // The few-rows path with panels of 3 rows of B and column blocks of 40 (not a
+        // multiple of the tile width), split among three threads.
+        (
+            "few-rows-tiny",
+            &["-march=native", "-fopenmp", "-DADJC_BLAS_FR_KB=3", "-DADJC_BLAS_FR_JB=40", "-DADJC_BLAS_PAR_MIN=0"],
+            false,
+        ),
     ];
     for (name, flags, small_blocks) in configs {
         let exe = dir.join(name);

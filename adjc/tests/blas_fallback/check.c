@@ -9,6 +9,7 @@
  * -fopenmp, with default and with tiny cache blocks; it prints "ok" and exits 0, or lists
  * the first failures and exits 1.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,11 @@ static long ix(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE t, long i, long j, l
     return order == CblasRowMajor ? r * ld + c : c * ld + r;
 }
 
-#define CHECK_GEMM_(T, P, EPS)                                                                       \
-    static void check_##P##gemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta,                     \
-                                enum CBLAS_TRANSPOSE tb, long M, long N, long K, T alpha, T beta) {  \
+#define CHECK_GEMM_(T, P, EPS, TRUE_MIN)                                                             \
+    /* ascale multiplies A's values (tiny: subnormal elements, the few-rows path's scaling). */      \
+    static void check_##P##gemm_scaled(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta,              \
+                                       enum CBLAS_TRANSPOSE tb, long M, long N, long K, T alpha,     \
+                                       T beta, T ascale) {                                           \
         /* Stored shapes: op(A) is M x K, so A is M x K or K x M; rows/cols per order. */            \
         long ar = ta == CblasNoTrans ? M : K, ac = ta == CblasNoTrans ? K : M;                       \
         long br = tb == CblasNoTrans ? K : N, bc = tb == CblasNoTrans ? N : K;                       \
@@ -50,7 +53,7 @@ static long ix(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE t, long i, long j, l
         T *A = malloc(sizeof(T) * na), *B = malloc(sizeof(T) * nb), *C = malloc(sizeof(T) * nc);     \
         long double *R = malloc(sizeof(long double) * nc), *S = malloc(sizeof(long double) * nc);    \
         unsigned s = (unsigned)(M * 131 + N * 17 + K);                                               \
-        for (long k = 0; k < na; k++) A[k] = (T)val(&s);                                             \
+        for (long k = 0; k < na; k++) A[k] = (T)val(&s) * ascale;                                    \
         for (long k = 0; k < nb; k++) B[k] = (T)val(&s);                                             \
         for (long k = 0; k < nc; k++) C[k] = beta == (T)0 ? (T)NAN : (T)val(&s);                     \
         /* Padding columns/rows of C (beyond M x N) hold the sentinel. */                            \
@@ -73,10 +76,12 @@ static long ix(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE t, long i, long j, l
         for (long k = 0; k < nc; k++)                                                                \
             if (!inside[k]) C[k] = (T)SENTINEL;                                                      \
         cblas_##P##gemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                \
+        /* Subnormal arithmetic may lose up to one smallest step per product. */                     \
+        long double floor = ascale == (T)1 ? EPS * 1e-30L : 4.0L * K * TRUE_MIN;                     \
         char what[160];                                                                              \
-        snprintf(what, sizeof what, #P "gemm %s %c%c M=%ld N=%ld K=%ld alpha=%g beta=%g",            \
+        snprintf(what, sizeof what, #P "gemm %s %c%c M=%ld N=%ld K=%ld alpha=%g beta=%g A*%g",       \
                  order == CblasRowMajor ? "row" : "col", ta == CblasNoTrans ? 'N' : 'T',             \
-                 tb == CblasNoTrans ? 'N' : 'T', M, N, K, (double)alpha, (double)beta);              \
+                 tb == CblasNoTrans ? 'N' : 'T', M, N, K, (double)alpha, (double)beta, (double)ascale); \
         for (long k = 0; k < nc; k++) {                                                              \
             char d[96];                                                                              \
             if (!inside[k]) {                                                                        \
@@ -85,13 +90,17 @@ static long ix(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE t, long i, long j, l
                     fail(what, d);                                                                   \
                     break;                                                                           \
                 }                                                                                    \
-            } else if (!(fabsl((long double)C[k] - R[k]) <= EPS * (S[k] + 1e-30L))) {                \
+            } else if (!(fabsl((long double)C[k] - R[k]) <= EPS * S[k] + floor)) {                   \
                 snprintf(d, sizeof d, "element %ld: %g, expected %g", k, (double)C[k], (double)R[k]); \
                 fail(what, d);                                                                       \
                 break;                                                                               \
             }                                                                                        \
         }                                                                                            \
         free(A), free(B), free(C), free(R), free(S), free(inside);                                   \
+    }                                                                                                \
+    static void check_##P##gemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta,                     \
+                                enum CBLAS_TRANSPOSE tb, long M, long N, long K, T alpha, T beta) {  \
+        check_##P##gemm_scaled(order, ta, tb, M, N, K, alpha, beta, (T)1);                           \
     }                                                                                                \
                                                                                                      \
     static void check_##P##gemv(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, long M, long N,     \
@@ -175,13 +184,16 @@ static long ix(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE t, long i, long j, l
         free(A), free(x), free(y), free(R);                                                          \
     }
 
-CHECK_GEMM_(double, d, 1e-13L)
-CHECK_GEMM_(float, s, 1e-5L)
+CHECK_GEMM_(double, d, 1e-13L, DBL_TRUE_MIN)
+CHECK_GEMM_(float, s, 1e-5L, FLT_TRUE_MIN)
 
 int main(void) {
     static const long sizes[][3] = {{1, 1, 1},    {7, 33, 129}, {129, 7, 33}, {33, 129, 7}, {129, 129, 129},
                                     {1, 129, 33}, {129, 1, 7},  {33, 7, 1},   {7, 7, 129},  {1, 1, 129},
-                                    {8, 17, 300}, {130, 131, 257}};
+                                    {8, 17, 300}, {130, 131, 257},
+                                    /* few rows (M <= 8): each tile height, column strips */
+                                    /* and panels with remainders, a JB block boundary */
+                                    {2, 61, 35},  {3, 50, 17},  {5, 100, 40}, {8, 4200, 9}};
     static const double ab[][2] = {{1.0, 0.0}, {0.5, -1.5}, {-2.0, 1.0}, {0.0, 2.0}};
     enum CBLAS_ORDER orders[2] = {CblasRowMajor, CblasColMajor};
     enum CBLAS_TRANSPOSE ts[2] = {CblasNoTrans, CblasTrans};
@@ -198,6 +210,23 @@ int main(void) {
                                 (float)p[1]);
                     check_dgemm(orders[o], ts[a], ts[b], sizes[k][0], sizes[k][1], sizes[k][2], -0.75, 0.0);
                     check_sgemm(orders[o], ts[a], ts[b], sizes[k][0], sizes[k][1], sizes[k][2], 1.25f, 0.0f);
+                }
+                /* Few rows whose op(A) holds subnormal numbers (some, or all of them): the */
+                /* few-rows path scales op(A) by a power of two, or not when alpha / scale */
+                /* would be subnormal (alpha 0.5 with every element subnormal). */
+                static const long fr[][3] = {{8, 70, 50}, {3, 41, 20}};
+                for (long k = 0; k < 2; k++) {
+                    for (int q = 0; q < 2; q++) {
+                        double alpha = q ? 0.5 : 1.0, beta = q ? 0.0 : 1.0;
+                        check_dgemm_scaled(orders[o], ts[a], ts[b], fr[k][0], fr[k][1], fr[k][2], alpha, beta,
+                                           1e-305);
+                        check_dgemm_scaled(orders[o], ts[a], ts[b], fr[k][0], fr[k][1], fr[k][2], alpha, beta,
+                                           1e-310);
+                        check_sgemm_scaled(orders[o], ts[a], ts[b], fr[k][0], fr[k][1], fr[k][2], (float)alpha,
+                                           (float)beta, 1e-36f);
+                        check_sgemm_scaled(orders[o], ts[a], ts[b], fr[k][0], fr[k][1], fr[k][2], (float)alpha,
+                                           (float)beta, 1e-42f);
+                    }
                 }
             }
             static const long mv[][2] = {{1, 1}, {7, 33}, {33, 7}, {129, 130}, {300, 1}, {1, 300}};
