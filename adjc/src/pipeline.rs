@@ -106,10 +106,14 @@ impl Pipeline {
         // Zero fills nobody reads (a local adjoint zeroed before it is freed) dropped; the
         // first addition into a zero-filled adjoint becomes an assignment (gemm: β = 0).
         adjoint.function = adjc_autodiff::zero_fill::drop_redundant_zeroing(&adjoint.function);
+        // Scalings and copies next to a product done by the call itself: `tmp = alpha * A`,
+        // `dot = tmp @ B`, `C = dot + beta * C` is one gemm with alpha and beta into C.
+        adjoint.function = adjc_autodiff::product_fold::fold_products(&adjoint.function);
         module.functions[0] = adjc_autodiff::algebra::simplify_function(&primal);
         module.functions[0] = adjc_autodiff::reduction_order::order_reductions(&module.functions[0]);
         module.functions[0] = adjc_autodiff::rank_update::merge_rank_updates(&module.functions[0]);
         module.functions[0] = adjc_autodiff::fill_merge::merge_fills(&module.functions[0]);
+        module.functions[0] = adjc_autodiff::product_fold::fold_products(&module.functions[0]);
         // Loops of matrix-vector products of fixed matrices become one matrix product before
         // the loop, in the forward function and in the adjoint's forward sweep (not under a
         // memory plan: it does not count the product's work array).

@@ -63,6 +63,8 @@
 //!   `fill_merge`: a zero-fill and the map that first adds into it, as one assigning map;
 //!   `zero_fill`: zero fills of adjoints that nothing reads dropped, first additions into a
 //!   zero-filled adjoint written as assignments (β = 0 for gemm);
+//!   `product_fold`: scalings and copies next to a library product folded into its
+//!   `alpha`, `beta` and output (`alpha * A @ B + beta * C` as one gemm);
 //! * `split` (with `own`, `gather`, `flatten`): adjoint updates without atomics, as stencil
 //!   gathers (one pass per statement, boundaries peeled), owned maps, reductions and
 //!   owner-ordered nests.
@@ -96,6 +98,7 @@ mod own;
 pub mod parallelize;
 pub mod plan;
 mod prep;
+pub mod product_fold;
 pub mod product_loop;
 pub mod rank_update;
 mod recompute;
