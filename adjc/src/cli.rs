@@ -278,8 +278,10 @@ pub struct TranspileArgs {
 /// The values a generated driver runs the kernel on (`check` and `bench`).
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// How to initialise an input: NAME=uniform(lo,hi) | normal | spd | diagdom | const(c)
-    /// (repeatable; default uniform(-1,1)).
+    /// How to initialise an input: NAME=uniform(lo,hi) | normal | spd | diagdom | const(c),
+    /// integer arrays NAME=randint(lo,hi) | permutation(n) (arguments: integers or --sizes
+    /// names) (repeatable; default uniform(-1,1), for an index array randint over the axis it
+    /// indexes).
     #[arg(long = "init", value_name = "NAME=DIST")]
     pub inits: Vec<String>,
     /// Take input values from a NumPy .npz file (arrays named after the parameters).

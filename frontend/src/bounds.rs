@@ -384,8 +384,10 @@ pub fn index_checks(f: &Function) -> Result<Vec<Assumption>, Diagnostic> {
     let slack = |a: &Assumption| Lin::from_expr(&a.rhs).sub(&Lin::from_expr(&a.lhs));
     let mut uniq: Vec<Assumption> = Vec::new();
     for (k, a) in out.iter().enumerate() {
+        // A scan of one index array says nothing about another one (`every idx in [-N,
+        // N - 1]` does not imply `every cols in [-N, N - 1]`).
         let implied = out.iter().enumerate().any(|(j, b)| {
-            j != k && guard_weaker(&b.guard, &a.guard) && {
+            j != k && a.each == b.each && guard_weaker(&b.guard, &a.guard) && {
                 match (slack(a), slack(b)) {
                     (Some(sa), Some(sb)) => match sa.sub(&sb).and_then(|d| d.as_const()) {
                         Some(d) => d > 0 || (d == 0 && j < k),
