@@ -49,7 +49,8 @@ pub enum Dist {
     /// repeats: the indices of a gather or scatter.
     RandInt(i64, i64),
     /// Integer arrays: the first elements (in C order) of a random permutation of
-    /// `0..n` (NumPy's `permutation(n)`): distinct indices.
+    /// `0..n` (NumPy's `permutation(n)`): distinct indices. For an index array, shifted to
+    /// the first valid index of the axis it indexes (1 for a Fortran `x(n)`).
     Permutation(i64),
 }
 

@@ -153,7 +153,7 @@ fn check_archive(
 /// scatter): uniform integers, with repeats, over the indices valid for every array it
 /// indexes at these sizes (the entry checks `assume every idx in [lo, hi]`), non-negative
 /// ones where NumPy's negative indices would also be valid. `None` when it indexes nothing.
-fn index_range(f: &Function, arr: VarId, env: &dyn Fn(VarId) -> Option<i64>) -> Option<Dist> {
+fn index_range(f: &Function, arr: VarId, env: &dyn Fn(VarId) -> Option<i64>) -> Option<(i64, i64)> {
     let mut range: Option<(i64, i64)> = None;
     for a in f.assumptions.iter().filter(|a| a.each == Some(arr)) {
         if let Some(g) = &a.guard {
@@ -169,7 +169,7 @@ fn index_range(f: &Function, arr: VarId, env: &dyn Fn(VarId) -> Option<i64>) -> 
     }
     let (lo, hi) = range?;
     let lo = if lo < 0 && hi >= 0 { 0 } else { lo };
-    (lo <= hi).then_some(Dist::RandInt(lo, hi.saturating_add(1)))
+    (lo <= hi).then_some((lo, hi))
 }
 
 fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
@@ -328,8 +328,14 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
                 }
             }
             v.clone()
+        } else if let (Some(Dist::Permutation(n)), false) = (inits.get(&p.name), p.is_float()) {
+            // A permutation of the first n valid indices: 0.. in Python, from the lower bound
+            // (1..n) in Fortran.
+            let base = index_range(f, p.var, &env).map(|(lo, _)| lo).unwrap_or(0);
+            let values = data::fill(&Dist::Permutation(*n), &shape, &mut rng, &p.name)?;
+            values.into_iter().map(|v| v + base as f64).collect()
         } else if !p.is_float() && !inits.contains_key(&p.name) {
-            let Some(dist) = index_range(f, p.var, &env) else {
+            let Some(dist) = index_range(f, p.var, &env).map(|(lo, hi)| Dist::RandInt(lo, hi.saturating_add(1))) else {
                 return Err(CliError::Usage(format!(
                     "adjc cannot make up values for the integer array `{}` (it indexes no array, so no range \
                      is known): give them with --init {}=randint(lo,hi) or permutation(n), or in an .npz \

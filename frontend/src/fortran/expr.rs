@@ -22,15 +22,46 @@ pub enum Sub {
         hi: Expr,
         st: i64,
     },
+    /// A vector subscript `x(idx)`: element `k` (0-based) of the section is `x(idx(k))`;
+    /// `at` is the subscript's value with `hole` standing for `k`, `count` its length.
+    Vector {
+        at: Expr,
+        hole: VarId,
+        count: Expr,
+    },
+}
+
+/// The stand-in for the position inside a vector subscript (substituted before any
+/// statement is built, so never in the IR): one per axis, far above any real variable.
+fn hole(axis: usize) -> VarId {
+    VarId(u32::MAX - 4096 - axis as u32)
 }
 
 impl Sub {
     /// The number of elements. With a non-unit stride, Fortran's `max(0, (hi - lo + st) /
     /// st)`: a floor division by the stride's magnitude (C's `/` truncates toward zero, and
     /// `(1 - 0) / -2 == 0` would make the empty `y(0:1:-2)` one element long), clamped at 0.
+    /// Whether the subscript is an axis of the section (a range or a vector subscript).
+    pub fn is_section(&self) -> bool {
+        !matches!(self, Sub::Index(_))
+    }
+
+    /// The index at 0-based position `k` of a vector subscript.
+    pub fn vector_at(at: &Expr, hole: VarId, k: &Expr) -> Expr {
+        // Canonical indices inside the loads too: `idx(1 + (j - 1))` reads `idx(j)`.
+        let e = at.substitute(hole, k).rewrite(&mut |x| match x.kind {
+            ExprKind::Load(v, idx) => {
+                Expr { kind: ExprKind::Load(v, idx.iter().map(canon).collect()), ty: x.ty, span: x.span }
+            }
+            _ => x,
+        });
+        canon(&e)
+    }
+
     pub fn count(&self) -> Expr {
         match self {
             Sub::Index(_) => Expr::int(1),
+            Sub::Vector { count, .. } => count.clone(),
             Sub::Range { lo, hi, st: 1 } => canon(&hi.clone().sub(lo.clone()).add(Expr::int(1))),
             Sub::Range { .. } => match self.strided_trips() {
                 t if t.as_int().is_some() => Expr::int(t.as_int().unwrap_or(0).max(0)),
@@ -457,8 +488,22 @@ impl<'s, 't> Lowerer<'s, 't> {
             } else if let AKind::Keyword { .. } = a.kind {
                 return Err(self.err(a, "keyword arguments are not valid in an array reference"));
             } else {
-                if self.shape_of(a)?.is_some() {
-                    return Err(self.err(a, "vector subscripts (indexing with an array) are not supported"));
+                if let Some(shape) = self.shape_of(a)? {
+                    if shape.len() != 1 {
+                        return Err(self
+                            .err(
+                                a,
+                                format!("a vector subscript must be a rank-1 array, this one has rank {}", shape.len()),
+                            )
+                            .with_help("index with a rank-1 integer array (`x(idx)`) or with `idx(i)` inside a loop"));
+                    }
+                    let h = hole(subs.len());
+                    let at = self.expr(a, Some(&[Expr::var(h, Scalar::I64)]))?;
+                    if at.ty != Scalar::I64 {
+                        return Err(self.err(a, "a vector subscript must be an integer array"));
+                    }
+                    subs.push(Sub::Vector { at, hole: h, count: shape[0].clone() });
+                    continue;
                 }
                 subs.push(Sub::Index(self.int_expr(a)?));
             }
@@ -469,7 +514,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// `var(args)` at element `el` of the enclosing array expression.
     fn element(&mut self, n: &'t AExpr, var: VarId, args: &'t [AExpr], el: Option<&[Expr]>) -> R<Expr> {
         let subs = self.subscripts(n, var, args)?;
-        let ranges = subs.iter().filter(|s| matches!(s, Sub::Range { .. })).count();
+        let ranges = subs.iter().filter(|s| s.is_section()).count();
         let off = match el {
             _ if ranges == 0 => &[][..],
             Some(off) if off.len() == ranges => off,
@@ -489,6 +534,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let o = off[k].clone();
                     k += 1;
                     canon(&lo.add(o.mul(Expr::int(st))))
+                }
+                Sub::Vector { at, hole, .. } => {
+                    let o = off[k].clone();
+                    k += 1;
+                    Sub::vector_at(&at, hole, &o)
                 }
             });
         }
@@ -548,8 +598,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     if let Binding::Var(v) = self.lookup(callee)? {
                         if self.f.var(v).ty.is_array() {
                             let subs = self.subscripts(n, v, args)?;
-                            let shape: Vec<Expr> =
-                                subs.iter().filter(|s| matches!(s, Sub::Range { .. })).map(Sub::count).collect();
+                            let shape: Vec<Expr> = subs.iter().filter(|s| s.is_section()).map(Sub::count).collect();
                             return Ok(if shape.is_empty() { None } else { Some(shape) });
                         }
                     }
