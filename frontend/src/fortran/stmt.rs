@@ -216,10 +216,16 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(rhs, "an array value is assigned to one element")
                     .with_help("assign to a section of the same shape"));
             }
-            let index = subs.into_iter().map(|s| if let Sub::Index(e) = s { e } else { Expr::int(0) }).collect();
+            let index: Vec<Expr> =
+                subs.into_iter().map(|s| if let Sub::Index(e) = s { e } else { Expr::int(0) }).collect();
             let value = self.expr(rhs, None)?;
             let value = self.convert(rhs, value, ty.elem())?;
-            self.emit(StmtKind::Assign { target: Place::element(var, index), value });
+            let target = Place::element(var, index);
+            if let Some(term) = scatter_term(&target, &value) {
+                self.emit(StmtKind::Accumulate { target, op: AccOp::Add, value: term, shared: false });
+                return Ok(());
+            }
+            self.emit(StmtKind::Assign { target, value });
             return Ok(());
         }
         if let Some(s) = &rhs_shape {
@@ -844,3 +850,31 @@ fn only_hooks(b: &ast::IfBlock) -> bool {
 /// Calls that measure or trace the run and do not change the math.
 const TIMERS_AND_HOOKS: [&str; 8] =
     ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop", "timer_clear", "timer_read"];
+
+/// `r(cell(e, 1)) = r(cell(e, 1)) - f` through an index array: an accumulation of `-f` (as
+/// Python's `-=`), so a loop of them may run in parallel with atomic updates and the adjoint
+/// needs no old value of the target. The term added, when `value` is the target plus or
+/// minus something that does not read the target's array.
+fn scatter_term(target: &Place, value: &Expr) -> Option<Expr> {
+    let mut indirect = false;
+    for i in &target.index {
+        i.walk(&mut |x| indirect |= matches!(x.kind, ExprKind::Load(..)));
+    }
+    if !indirect || !value.ty.is_float() {
+        return None;
+    }
+    let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) = &value.kind else { return None };
+    let is_target = |e: &Expr| matches!(&e.kind, ExprKind::Load(v, idx) if *v == target.var && adjc_ir::proc::eq::same_index(idx, &target.index));
+    let term = if is_target(a) {
+        if *op == BinOp::Add {
+            (**b).clone()
+        } else {
+            (**b).clone().neg()
+        }
+    } else if *op == BinOp::Add && is_target(b) {
+        (**a).clone()
+    } else {
+        return None;
+    };
+    (!term.mentions(target.var)).then_some(term)
+}
