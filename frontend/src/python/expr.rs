@@ -360,7 +360,8 @@ impl Lowerer<'_> {
                                 it.span,
                                 format!("indexing with the float array `{}` is not supported", it.text),
                                 "index with integers, slices, integer arrays or a boolean mask (as an assignment \
-                                 target)",
+                                 target); an index parameter needs an integer type: `idx: \"int64[K]\"` or \
+                                 --arg 'idx: int64[K]'",
                             ))
                         }
                         Val::Tuple(_) => {
