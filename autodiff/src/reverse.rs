@@ -994,6 +994,22 @@ impl<'p> Ad<'p> {
     }
 }
 
+/// The arrays a map assigns in full: a top-level assignment of its body whose target runs
+/// over every element, one map variable per axis (see [`crate::zero_fill::covers`]).
+fn full_overwrites(f: &Function, m: &Map) -> Vec<VarId> {
+    m.body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign { target, .. }
+                if !target.is_scalar() && crate::zero_fill::covers(f, target.var, &m.dims, &target.index) =>
+            {
+                Some(target.var)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1016,20 +1032,4 @@ mod tests {
         let l = Loop { id: LoopId::NEW, var: t, start: Expr::int(0), stop: nv(), step: nv(), body: vec![] };
         assert!(reversed_range(&l, &f, Span::NONE).unwrap_err().message.contains("not a constant"));
     }
-}
-
-/// The arrays a map assigns in full: a top-level assignment of its body whose target runs
-/// over every element, one map variable per axis (see [`crate::zero_fill::covers`]).
-fn full_overwrites(f: &Function, m: &Map) -> Vec<VarId> {
-    m.body
-        .iter()
-        .filter_map(|s| match &s.kind {
-            StmtKind::Assign { target, .. }
-                if !target.is_scalar() && crate::zero_fill::covers(f, target.var, &m.dims, &target.index) =>
-            {
-                Some(target.var)
-            }
-            _ => None,
-        })
-        .collect()
 }

@@ -223,7 +223,8 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
             return Err(CliError::Usage(format!("--init names `{name}`, which is not an input of `{}`", f.name)));
         };
         let ty = &f.var(p.var).ty;
-        if !ty.elem().is_float() && !(ty.is_array() && ty.elem() == Scalar::I64) {
+        let index_array = ty.is_array() && ty.elem() == Scalar::I64;
+        if !ty.elem().is_float() && !index_array {
             return Err(CliError::Usage(format!(
                 "--init names `{name}`, which is not a float input or an integer array of `{}`",
                 f.name
