@@ -273,6 +273,10 @@ pub struct TranspileArgs {
     /// case (`relax_b`, as gfortran names symbols).
     #[arg(long)]
     pub keep_case: bool,
+    /// Put PREFIX before the C symbols (`--prefix adjc_`: `adjc_heat`, `adjc_heat_b`); the
+    /// Fortran wrappers of --fortran-interface keep the source's names (`heat_b`).
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<String>,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).
