@@ -41,6 +41,17 @@ pub struct Lowerer<'s, 't> {
     /// whether the next expression entered is one.
     pub chain: usize,
     pub chain_link: bool,
+    /// Real `parameter` constants read by executable statements keep their names: each
+    /// becomes a local assigned its value at the top of the function (`const_inits`), so
+    /// the C reads `kappa * u[i]`, not `0.01 * u[i]` (off in specification parts, whose
+    /// expressions must fold to literals).
+    pub named_constants: bool,
+    /// The local of each named constant, by (lower-case name, value): a callee's constant
+    /// of the same name and value is the same local.
+    pub constant_vars: BTreeMap<(String, String), VarId>,
+    pub const_inits: Vec<Stmt>,
+    /// Where each constant is declared and its initial value, by the key of `constant_vars`.
+    pub constant_spans: BTreeMap<(String, String), (Span, Option<&'t AExpr>)>,
     /// How many maps (array statements, parallel reductions) enclose the statements
     /// being emitted: reductions inside them become sequential loops.
     pub map_depth: usize,
@@ -151,8 +162,13 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         labels_seen: BTreeSet::new(),
         text_names: BTreeSet::new(),
         text_dummies: Vec::new(),
+        named_constants: false,
+        constant_vars: BTreeMap::new(),
+        const_inits: Vec::new(),
+        constant_spans: BTreeMap::new(),
     };
     let stmts = lw.declare(proc)?;
+    lw.named_constants = true;
     lw.body_with_returns(stmts)?;
     lw.finish()
 }
@@ -405,7 +421,15 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
     /// local arrays, which are allocated at the top of the function.
-    pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+    pub fn declare_locals(&mut self, spec: &Spec<'t>, array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        // Bounds, initial values and DATA need literals: constants by value here.
+        let named = std::mem::replace(&mut self.named_constants, false);
+        let result = self.declare_locals_literal(spec, array_syms);
+        self.named_constants = named;
+        result
+    }
+
+    fn declare_locals_literal(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
         self.bind_commons(spec)?;
         let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
@@ -633,7 +657,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                         if sym.dims.is_some() {
                             return Err(Diagnostic::error(sym.span, "array constants are not supported"));
                         }
-                        self.names.insert(sym.name.to_ascii_lowercase(), Binding::Const(e.cast(ty)));
+                        let value = e.cast(ty);
+                        let key = (sym.name.to_ascii_lowercase(), format!("{value:?}"));
+                        self.constant_spans.insert(key, (sym.span, sym.init));
+                        self.names.insert(sym.name.to_ascii_lowercase(), Binding::Const(value));
                     }
                     Err(d) => {
                         left.push(sym);
@@ -889,7 +916,8 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     fn finish(mut self) -> R<(Function, super::state::FortranState)> {
-        let mut body = self.blocks.pop().unwrap_or_default();
+        let mut body = std::mem::take(&mut self.const_inits);
+        body.extend(self.blocks.pop().unwrap_or_default());
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));
         }
