@@ -635,10 +635,20 @@ impl<'s, 't> Lowerer<'s, 't> {
         while !pending.is_empty() {
             let mut left = Vec::new();
             let mut last_err = None;
+            let waiting: Vec<String> = pending.iter().map(|s| s.name.to_ascii_lowercase()).collect();
             for sym in pending.iter().copied() {
                 let Some(init) = sym.init else {
                     return Err(Diagnostic::error(sym.span, format!("the constant `{}` has no value", sym.name)));
                 };
+                // A constant naming one not evaluated yet (`PARAMETER (M = N)` before `N`'s
+                // turn) waits for it: without `implicit none` the name would otherwise read as
+                // an implicitly typed variable and the value as not constant.
+                let own = sym.name.to_ascii_lowercase();
+                if init.names().iter().any(|n| *n != own && waiting.contains(n)) {
+                    left.push(sym);
+                    last_err = Some(self.err(init, format!("the value of `{}` is not a constant", sym.name)));
+                    continue;
+                }
                 match self.expr(init, None) {
                     Ok(e) => {
                         if !e.vars().is_empty() {
