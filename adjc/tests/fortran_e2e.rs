@@ -203,6 +203,37 @@ fn include_files_are_found_with_dash_i_and_errors_point_into_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `enum, bind(c)` enumerators are integer constants (0, then one more than the previous
+/// unless given), `iso_fortran_env`'s kinds are constants too (`dp = real64`), and a text
+/// argument passed to a callee is `present` there.
+#[test]
+fn enumerators_and_intrinsic_module_kinds_are_constants() {
+    let dir = common::scratch("enum-kinds");
+    let m = dir.join("cfg.f90");
+    std::fs::write(
+        &m,
+        "module cfg\n  use iso_fortran_env, only: real64\n  implicit none\n  integer, parameter :: dp = real64\n  \
+         enum, bind(c)\n    enumerator :: ia = 2, ib, ic\n    enumerator id\n  end enum\ncontains\n  \
+         subroutine note(text)\n    character(*), intent(in), optional :: text\n    \
+         if (present(text)) write(*, *) text\n  end subroutine note\nend module cfg\n",
+    )
+    .unwrap();
+    let k = dir.join("k.f90");
+    std::fs::write(
+        &k,
+        "subroutine k(n, x, y)\n  use cfg, only: dp, ib, id, note\n  implicit none\n  integer :: n\n  \
+         real(dp) :: x(n), y(n)\n  integer :: i\n  call note('scaling')\n  do i = 1, n\n    \
+         y(i) = ib * x(i) + id\n  end do\nend subroutine k\n",
+    )
+    .unwrap();
+    let out = transpile_in(&dir, &[k.to_str().unwrap(), m.to_str().unwrap(), "--emit", "ir"], None);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("x: f64[1:n]"), "{t}");
+    assert!(t.contains("y[i] = 3.0 * x[i] + 5.0"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The text of C function `name` (from its signature to the closing brace).
 fn c_function<'a>(c: &'a str, name: &str) -> &'a str {
     let start = c.find(&format!("\nint {name}(")).unwrap_or_else(|| panic!("no {name} in\n{c}"));

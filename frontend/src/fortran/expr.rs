@@ -68,6 +68,18 @@ pub fn promote(a: Expr, b: Expr) -> (Expr, Expr) {
     (a.cast(t), b.cast(t))
 }
 
+/// The kind parameters of `iso_fortran_env` and `iso_c_binding` (gfortran's values).
+fn intrinsic_kind(name: &str) -> Option<i64> {
+    Some(match name {
+        "real32" | "c_float" | "int32" | "c_int" | "c_int32_t" => 4,
+        "real64" | "c_double" | "int64" | "c_int64_t" | "c_long" | "c_long_long" | "c_size_t" => 8,
+        "real128" | "c_long_double" => 16,
+        "int8" | "c_int8_t" | "c_bool" | "c_char" => 1,
+        "int16" | "c_int16_t" | "c_short" => 2,
+        _ => return None,
+    })
+}
+
 impl<'s, 't> Lowerer<'s, 't> {
     pub fn expr(&mut self, n: &'t AExpr, el: Option<&[Expr]>) -> R<Expr> {
         let link = self.enter(n)?;
@@ -239,6 +251,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "adjc passes module scalars and arrays with constant bounds; pass this one as an argument",
             ));
         }
+        // The kind constants of the intrinsic modules (`use iso_fortran_env, only: real64`,
+        // `integer, parameter :: dp = real64`), by value.
+        if let Some(k) = intrinsic_kind(&key) {
+            return Ok(Binding::Const(Expr::int(k)));
+        }
         if self.implicit_none {
             return Err(self
                 .err(n, format!("`{}` has no type declaration", self.text(n)))
@@ -372,7 +389,12 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     fn number(&mut self, n: &'t AExpr) -> R<Expr> {
-        let t = self.text(n).to_ascii_lowercase();
+        // As spelled in the node (a node the parser makes, such as an enumerator's `+ 1`,
+        // has no text of its own at its span).
+        let t = match &n.kind {
+            AKind::Number(spelled) => spelled.to_ascii_lowercase(),
+            _ => self.text(n).to_ascii_lowercase(),
+        };
         let (body, kind) = match t.split_once('_') {
             Some((b, k)) => (b.to_string(), Some(k.to_string())),
             None => (t.clone(), None),

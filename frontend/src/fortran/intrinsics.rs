@@ -267,8 +267,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                 if self.absent.contains(&key) {
                     return Ok(Expr::boolean(false));
                 }
+                // A text argument passed to the call is present (the C has no text).
                 match self.names.get(&key) {
                     Some(_) => Ok(Expr::boolean(true)),
+                    None if self.text_names.contains(&key) => Ok(Expr::boolean(true)),
                     None => Err(self.err(&args[0], format!("`{key}` is not an argument here"))),
                 }
             }
