@@ -234,6 +234,36 @@ fn enumerators_and_intrinsic_module_kinds_are_constants() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--setup` of a module procedure: the setup program reaches it through its module (it
+/// failed to link before, with no message).
+#[test]
+fn setup_routines_may_be_module_procedures() {
+    if !common::have("gfortran") {
+        assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
+        return;
+    }
+    let dir = common::scratch("setup-module");
+    let m = dir.join("yomcst.f90");
+    std::fs::write(
+        &m,
+        "module yomcst\n  implicit none\n  real(8) :: rg = 0\ncontains\n  subroutine sucst\n    \
+         rg = 9.80665d0\n  end subroutine sucst\nend module yomcst\n",
+    )
+    .unwrap();
+    let k = dir.join("kernel.f90");
+    std::fs::write(
+        &k,
+        "subroutine kernel(n, x, y)\n  use yomcst, only: rg\n  implicit none\n  integer :: n\n  \
+         real(8) :: x(n), y(n)\n  integer :: i\n  do i = 1, n\n    y(i) = rg * x(i) ** 2\n  end do\n\
+         end subroutine kernel\n",
+    )
+    .unwrap();
+    let out = adjc(&["check", k.to_str().unwrap(), m.to_str().unwrap(), "--setup", "sucst", "--sizes", "n=5"]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The text of C function `name` (from its signature to the closing brace).
 fn c_function<'a>(c: &'a str, name: &str) -> &'a str {
     let start = c.find(&format!("\nint {name}(")).unwrap_or_else(|| panic!("no {name} in\n{c}"));

@@ -429,7 +429,15 @@ fn compile(dir: &Path, what: &str, cmd: &mut Command) -> Option<String> {
         return None;
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    let first = err.lines().find(|l| l.contains("Error")).unwrap_or("").trim().to_string();
+    // gfortran's own errors say `Error`; the linker's (`undefined reference to`) do not.
+    let first = err
+        .lines()
+        .find(|l| l.contains("Error"))
+        .or_else(|| err.lines().find(|l| l.contains("undefined reference") || l.contains("error")))
+        .or_else(|| err.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("")
+        .trim()
+        .to_string();
     Some(format!("gfortran cannot compile {what}: {first}"))
 }
 
@@ -542,6 +550,15 @@ pub fn run_setup(t: &Transpiled, plan: &mut Plan, dir: &Path, flags: &[String], 
     for r in setup {
         if !r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || r.is_empty() {
             return Err(CliError::Usage(format!("--setup {r}: not a routine name")));
+        }
+        // A module procedure is reached through its module.
+        for src in &t.sources {
+            let text = std::fs::read_to_string(src).unwrap_or_default();
+            let fixed = adjc_frontend::fortran::is_fixed_form(src);
+            if let Ok(Some(module)) = container(&text, r, fixed) {
+                lines.insert(2, format!("  use {module}, only: {r}"));
+                break;
+            }
         }
         lines.push(format!("  call {r}()"));
     }
