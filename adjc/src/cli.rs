@@ -355,11 +355,11 @@ fn size_entry(s: &str) -> Result<String, String> {
     }
     let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=INTEGER"))?;
     let k = k.trim();
-    if k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    if k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '%') {
         return Err(format!("`{s}`: `{k}` is not a parameter name"));
     }
     v.trim().parse::<i64>().map_err(|_| format!("`{s}`: `{}` is not an integer between -2^63 and 2^63-1", v.trim()))?;
-    Ok(format!("{k}={}", v.trim()))
+    Ok(format!("{}={}", adjc::component_param(k), v.trim()))
 }
 
 /// `--memory-limit`: parsed here so a bad value is a flag error.

@@ -24,8 +24,8 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
     Ok(Options {
         input: adjc::Input::Files(std::iter::once(args.file.clone()).chain(args.more.iter().cloned()).collect()),
         entry: args.function.clone(),
-        wrt: args.wrt.clone(),
-        of: args.of.clone(),
+        wrt: args.wrt.as_ref().map(|w| w.iter().map(|n| adjc::component_param(n)).collect()),
+        of: args.of.as_ref().map(|w| w.iter().map(|n| adjc::component_param(n)).collect()),
         arg_types: args.args.clone(),
         defines: args.defines.clone(),
         include_dirs: args.include_dirs.clone(),

@@ -264,6 +264,32 @@ fn setup_routines_may_be_module_procedures() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Components of derived-type arguments are named the Fortran way in the flags too:
+/// `--sizes curr%nx=6`, `--wrt prev%data`, `--of curr%data`, `--init prev%dx=...`.
+#[test]
+fn flags_take_component_spellings() {
+    let out = adjc(&[
+        "check",
+        "examples/fortran/heat_evolve.f90",
+        "examples/fortran/modules/heat_fields.f90",
+        "-I",
+        "examples/fortran/modules",
+        "--sizes",
+        "curr%nx=6,curr%ny=5,prev%nx=6,prev%ny=5,curr%data_lb0=0,curr_data_lb1=0,prev_data_lb0=0,\
+         prev_data_lb1=0,curr_data_n0=8,curr_data_n1=7,prev_data_n0=8,prev_data_n1=7",
+        "--wrt",
+        "prev%data,a",
+        "--of",
+        "curr%data",
+        "--init",
+        "prev%dx=const(0.5)",
+        "--no-python",
+    ]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
+    assert!(t.contains("d/dprev_data") && t.contains("d/da ") && !t.contains("d/ddt"), "{t}");
+}
+
 /// The text of C function `name` (from its signature to the closing brace).
 fn c_function<'a>(c: &'a str, name: &str) -> &'a str {
     let start = c.find(&format!("\nint {name}(")).unwrap_or_else(|| panic!("no {name} in\n{c}"));
