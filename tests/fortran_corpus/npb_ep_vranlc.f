@@ -3,7 +3,7 @@ c     statements with expressions (0.5d0**23), aint/dble of reals, a long
 c     sequential recurrence, an intent-less scalar x updated in place,
 c     trailing RETURN. (A linear congruential generator: its derivative is
 c     discontinuous; the corpus keeps it because EP is made of this.)
-c corpus: --sizes n=4 --init x=const(314159265.0) --init a=const(1220703125.0)
+c corpus: --sizes n=4,y_n0=4 --init x=const(314159265.0) --init a=const(1220703125.0)
       subroutine vranlc (n, x, a, y)
       implicit none
       integer n, i

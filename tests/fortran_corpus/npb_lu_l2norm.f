@@ -1,7 +1,7 @@
 c     In the style of NAS LU's l2norm (not a copy). Exercises: explicit
 c     leading dimensions as dummies, 4-D arrays with first axis 5, a
 c     work array, dble() of integer expressions, sqrt, trailing RETURN.
-c corpus: --sizes ldx=5,ldy=5,ldz=4,nx0=5,ny0=5,nz0=4,ist=2,iend=4,jst=2,jend=4
+c corpus: --sizes v_n3=4,ldx=5,ldy=5,ldz=4,nx0=5,ny0=5,nz0=4,ist=2,iend=4,jst=2,jend=4
       subroutine l2norm ( ldx, ldy, ldz,
      >                    nx0, ny0, nz0,
      >                    ist, iend,

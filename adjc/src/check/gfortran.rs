@@ -220,8 +220,13 @@ fn run_program(
             }
             ret_type = decl.clone();
         } else {
-            if p.shape.as_ref().is_some_and(|_| module.is_none()) && primal.vars.iter().any(|v| v.role == VarRole::Size)
-            {
+            // (Assumed-size dummies, `x(*)`, need no explicit interface: their extents are
+            // size parameters too, documented as such.)
+            let assumed_shape = primal
+                .params
+                .iter()
+                .any(|q| primal.var(q.var).role == VarRole::Size && q.doc.contains("(assumed shape)"));
+            if p.shape.as_ref().is_some_and(|_| module.is_none()) && assumed_shape {
                 return Ok(Outcome::Skipped("assumed-shape dummies of a routine outside a module".into()));
             }
             if origin.is_none() {

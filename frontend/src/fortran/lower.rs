@@ -776,7 +776,19 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let extent = crate::sym::canon(&hi.sub(lo.clone()).add(Expr::int(1)));
                     dims.push(Dim { lower: crate::sym::canon(&lo), extent });
                 }
-                DimSpec::Assumed { lower } => {
+                DimSpec::AssumedSize { .. } if !(is_entry_dummy && caller.is_none()) => {
+                    return Err(Diagnostic::error(
+                        sym.span,
+                        format!("assumed-size array `{}` (`*`) in a called routine is not supported", sym.name),
+                    )
+                    .with_help(format!(
+                        "declare its extents from integer arguments, e.g. `{}(n)` (the routine differentiated \
+                         may take `*`: its extent becomes a size parameter)",
+                        sym.name
+                    )))
+                }
+                DimSpec::Assumed { lower } | DimSpec::AssumedSize { lower } => {
+                    let assumed_size = matches!(d, DimSpec::AssumedSize { .. });
                     let lo = self.bound(sym, lower)?;
                     let extent = match caller.and_then(|c| c.get(k)) {
                         Some(cd) => cd.extent.clone(),
@@ -794,7 +806,12 @@ impl<'s, 't> Lowerer<'s, 't> {
                                 base
                             };
                             let v = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Size, sym.span);
-                            self.sizes.push((v, format!("extent {} of `{}` (assumed shape)", k + 1, sym.name)));
+                            let what = if assumed_size {
+                                "assumed size: the elements the caller's array holds along it"
+                            } else {
+                                "assumed shape"
+                            };
+                            self.sizes.push((v, format!("extent {} of `{}` ({what})", k + 1, sym.name)));
                             Expr::var(v, Scalar::I64)
                         }
                         None if caller.is_some() => {
@@ -812,13 +829,6 @@ impl<'s, 't> Lowerer<'s, 't> {
                         }
                     };
                     dims.push(Dim { lower: crate::sym::canon(&lo), extent });
-                }
-                DimSpec::AssumedSize => {
-                    return Err(Diagnostic::error(
-                        sym.span,
-                        format!("assumed-size array `{}` (`*`) is not supported", sym.name),
-                    )
-                    .with_help(format!("declare its extents from integer arguments, e.g. `{}(n)`", sym.name)))
                 }
             }
         }

@@ -369,13 +369,14 @@ impl<'s> Parser<'s> {
         let mut dims = Vec::new();
         for d in named(list) {
             if self.text(d).trim() == "*" || d.kind() == "assumed_size" {
-                dims.push(DimSpec::AssumedSize);
+                dims.push(DimSpec::AssumedSize { lower: None });
             } else if d.kind() == "extent_specifier" {
                 let parts = colon_parts(d);
                 match (parts.first().copied().flatten(), parts.get(1).copied().flatten()) {
                     (lower, Some(upper)) if parts.len() == 2 => {
                         if self.text(upper).trim() == "*" {
-                            dims.push(DimSpec::AssumedSize);
+                            let lower = lower.map(|l| self.expr(l));
+                            dims.push(DimSpec::AssumedSize { lower });
                         } else {
                             let lower = lower.map(|l| self.expr(l));
                             dims.push(DimSpec::Explicit { lower, upper: self.expr(upper) });
