@@ -77,6 +77,8 @@ pub fn parse_init(spec: &str, size: &dyn Fn(&str) -> Option<i64>) -> CliResult<(
             .collect()
     };
     let (name, dist) = spec.split_once('=').ok_or_else(bad)?;
+    let name = adjc::component_param(name.trim());
+    let name = name.as_str();
     let dist = dist.trim().replace(' ', "");
     let args = |s: &str| -> CliResult<Vec<f64>> {
         let inner = s.strip_suffix(')').ok_or_else(bad)?;
