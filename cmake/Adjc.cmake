@@ -21,7 +21,11 @@
 # INCLUDE_DIRECTORIES), of an `include`d file or of a cpp `#include` reruns adjc; adjc
 # rewrites a generated file only when its content changes. With FORTRAN_INTERFACE the
 # library also holds `<stem>_adjc.f90` (bind(C) interfaces; the project must enable
-# Fortran) and its users get the directory of the `.mod` file: `use <stem>_adjc`.
+# Fortran) and, for a Fortran kernel, `<stem>_adjc_wrap.f90` (the drop-in wrappers:
+# `call heat_b(n, nsteps, u, u_b, flux, flux_b)` with the routine's own arguments); its users
+# get the directory of the `.mod` files: `use <stem>_adjc`, `use <stem>_adjc_wrap`. (When
+# the routine uses derived types or variables of the project's modules, the wrappers `use`
+# them: link the library that builds those modules into <target>.)
 #
 # The relative paths of SOURCES and INCLUDE_DIRECTORIES are taken from the current source
 # directory. adjc is looked up on the PATH (and in ADJC_ROOT/bin); set ADJC_EXECUTABLE to
@@ -109,6 +113,11 @@ function(adjc_add_adjoint target)
     endif()
     list(APPEND command --fortran-interface)
     list(APPEND outputs "${out}/${stem}_adjc.f90")
+    # A Fortran kernel also gets the drop-in wrappers (its routine's own arguments).
+    cmake_path(GET entry EXTENSION LAST_ONLY ext)
+    if(NOT ext STREQUAL ".py")
+      list(APPEND outputs "${out}/${stem}_adjc_wrap.f90")
+    endif()
   endif()
   list(APPEND command ${arg_FLAGS})
 

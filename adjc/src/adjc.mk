@@ -51,8 +51,10 @@ $(ADJC_OUT)/%.d: $(ADJC_SRC)/%.f
 
 # One adjc run makes both (grouped targets); the empty recipe lets make see whether they moved.
 $(ADJC_OUT)/%.c $(ADJC_OUT)/%.h &: $(ADJC_OUT)/%.d ;
-# With `--fortran-interface` in STEM_ADJC_FLAGS: the Fortran module of bind(C) interfaces.
+# With `--fortran-interface` in STEM_ADJC_FLAGS: the Fortran module of bind(C) interfaces and,
+# for a Fortran kernel, the drop-in wrappers taking the routine's own arguments.
 $(ADJC_OUT)/%_adjc.f90: $(ADJC_OUT)/%.d ;
+$(ADJC_OUT)/%_adjc_wrap.f90: $(ADJC_OUT)/%.d ;
 # The runtime headers, written by every adjc run.
 $(ADJC_OUT)/adjc_runtime.h $(ADJC_OUT)/adjc_blas.h: ;
 
@@ -60,7 +62,7 @@ $(ADJC_OUT)/%.o: $(ADJC_OUT)/%.c $(ADJC_OUT)/%.h
 	$(CC) $(CFLAGS) $(ADJC_CFLAGS) -c $< -o $@
 
 # Generated files are kept (not deleted as intermediate files).
-.PRECIOUS: $(ADJC_OUT)/%.d $(ADJC_OUT)/%.c $(ADJC_OUT)/%.h $(ADJC_OUT)/%_adjc.f90
+.PRECIOUS: $(ADJC_OUT)/%.d $(ADJC_OUT)/%.c $(ADJC_OUT)/%.h $(ADJC_OUT)/%_adjc.f90 $(ADJC_OUT)/%_adjc_wrap.f90
 
 -include $(wildcard $(ADJC_OUT)/*.d)
 

@@ -273,13 +273,19 @@ pub struct TranspileArgs {
     /// case (`relax_b`, as gfortran names symbols).
     #[arg(long)]
     pub keep_case: bool,
+    /// Put PREFIX before the C symbols (`--prefix adjc_`: `adjc_heat`, `adjc_heat_b`); the
+    /// Fortran wrappers of --fortran-interface keep the source's names (`heat_b`).
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<String>,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// How to initialise an input: NAME=uniform(lo,hi) | normal | spd | diagdom | const(c)
-    /// (repeatable; default uniform(-1,1)).
+    /// How to initialise an input: NAME=uniform(lo,hi) | normal | spd | diagdom | const(c),
+    /// integer arrays NAME=randint(lo,hi) | permutation(n) (arguments: integers or --sizes
+    /// names) (repeatable; default uniform(-1,1), for an index array randint over the axis it
+    /// indexes).
     #[arg(long = "init", value_name = "NAME=DIST")]
     pub inits: Vec<String>,
     /// Take input values from a NumPy .npz file (arrays named after the parameters).
@@ -351,11 +357,11 @@ fn size_entry(s: &str) -> Result<String, String> {
     }
     let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=INTEGER"))?;
     let k = k.trim();
-    if k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    if k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '%') {
         return Err(format!("`{s}`: `{k}` is not a parameter name"));
     }
     v.trim().parse::<i64>().map_err(|_| format!("`{s}`: `{}` is not an integer between -2^63 and 2^63-1", v.trim()))?;
-    Ok(format!("{k}={}", v.trim()))
+    Ok(format!("{}={}", adjc::component_param(k), v.trim()))
 }
 
 /// `--memory-limit`: parsed here so a bad value is a flag error.

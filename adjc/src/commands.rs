@@ -24,8 +24,8 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
     Ok(Options {
         input: adjc::Input::Files(std::iter::once(args.file.clone()).chain(args.more.iter().cloned()).collect()),
         entry: args.function.clone(),
-        wrt: args.wrt.clone(),
-        of: args.of.clone(),
+        wrt: args.wrt.as_ref().map(|w| w.iter().map(|n| adjc::component_param(n)).collect()),
+        of: args.of.as_ref().map(|w| w.iter().map(|n| adjc::component_param(n)).collect()),
         arg_types: args.args.clone(),
         defines: args.defines.clone(),
         include_dirs: args.include_dirs.clone(),
@@ -36,6 +36,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         sizes: parse_sizes(&args.sizes)?,
         command_line: Some(command_line()),
         keep_case: args.keep_case,
+        prefix: args.prefix.clone(),
     })
 }
 
@@ -75,7 +76,12 @@ pub fn run_transpile(cmd: &TranspileCommand) -> CliResult<()> {
             let mut files = t.write_files_noting(&args.out_dir)?;
             if args.fortran_interface {
                 files.push(t.write_fortran_interface_noting(&args.out_dir)?);
-                files.extend(t.write_fortran_wrappers_noting(&args.out_dir)?);
+                if let Some((path, written, why)) = t.write_fortran_wrappers_noting(&args.out_dir)? {
+                    if let Some(why) = why {
+                        eprintln!("adjc: note: {} has no drop-in wrappers: {why}", path.display());
+                    }
+                    files.push((path, written));
+                }
             }
             for (path, w) in &files {
                 say_written(path, *w);

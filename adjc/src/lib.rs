@@ -45,6 +45,7 @@ pub mod checkpoint_flag;
 mod cpp;
 pub mod depfile;
 mod error;
+pub mod fortran_kinds;
 pub mod memory;
 mod options;
 mod output;
@@ -52,6 +53,12 @@ pub mod pipeline;
 mod report;
 pub mod stale;
 pub mod write;
+
+/// A parameter named the Fortran way, `curr%nx` (a component of a derived-type argument),
+/// is the C parameter `curr_nx`: `--wrt`, `--of`, `--sizes` and `--init` take either.
+pub fn component_param(name: &str) -> String {
+    name.replace('%', "_")
+}
 
 pub use cpp::SystemCpp;
 pub use error::{human, render_message, Error, Located, PlanError, Stage};

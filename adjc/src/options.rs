@@ -104,9 +104,32 @@ pub struct Options {
     /// `--keep-case` (Fortran): keep the source's spelling of names in the C instead of
     /// lower case.
     pub keep_case: bool,
+    /// `--prefix`: put before the C symbols (`adjc_heat`, `adjc_heat_b`), so they clash
+    /// neither with other C code nor, in Fortran, with the original routine's name. The
+    /// drop-in Fortran wrappers keep the source's names (`heat_b`).
+    pub prefix: Option<String>,
 }
 
 impl Options {
+    /// [`Options::prefix`], checked: a letter, then letters, digits and `_` (a prefix of C
+    /// and Fortran identifiers alike); empty when none.
+    pub fn symbol_prefix(&self) -> Result<String, Error> {
+        let Some(p) = &self.prefix else { return Ok(String::new()) };
+        let ok = p.starts_with(|c: char| c.is_ascii_alphabetic())
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok {
+            return Err(Error::Usage(format!(
+                "--prefix `{p}`: a prefix of C and Fortran names is a letter, then letters, digits and `_`"
+            )));
+        }
+        if p.to_ascii_lowercase().starts_with("adjc") {
+            return Err(Error::Usage(format!(
+                "--prefix `{p}`: names starting with `adjc` are adjc's own (runtime, drivers); choose another, e.g. `ad_`"
+            )));
+        }
+        Ok(p.clone())
+    }
+
     /// Options for source text in memory (see [`Input::Text`]), everything else default.
     pub fn source(name: &str, text: &str) -> Options {
         Options { input: Input::Text { name: name.into(), text: text.into() }, ..Options::default() }

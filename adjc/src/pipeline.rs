@@ -63,6 +63,13 @@ impl Pipeline {
     pub fn run(&self) -> Result<Transpiled, Error> {
         let stem = self.options.stem()?;
         let (mut module, sources, dependencies, fortran_bindings, fortran_state) = self.frontend()?;
+        // `--prefix` names the C symbols from here on (the adjoint is `<prefix><name>_b`);
+        // what calls the source (the NumPy and gfortran references) uses `routine`.
+        let prefix = self.options.symbol_prefix()?;
+        let routine = module.functions.first().map(|f| f.name.clone()).unwrap_or_default();
+        if let Some(f) = module.functions.first_mut() {
+            f.name = format!("{prefix}{}", f.name);
+        }
         let src = Source { file: module.file.clone(), text: module.source.clone() };
         let sequential = module.functions.first().cloned().ok_or_else(|| {
             src.internal(Stage::Frontend, Diagnostic::error(adjc_ir::Span::NONE, "no function to differentiate"))
@@ -138,6 +145,7 @@ impl Pipeline {
             fortran_bindings,
             fortran_state,
             input_hashes,
+            routine,
         })
     }
 

@@ -85,7 +85,14 @@ fn the_cmake_example_builds_and_rebuilds_only_what_changed() {
     ] {
         touch_later(&dir.join(dep));
         let ran = steps(&cmake(&build, &["--build", "."]));
-        assert_eq!(ran, vec![format!("adjc: differentiating {stem}")], "{dep}");
+        // The original routines the Fortran driver links for its finite differences
+        // (`original_f`) are CMake's own business: recompiled with their include and module.
+        let ours: Vec<String> = ran
+            .iter()
+            .filter(|s| !s.contains("original_f") && !s.contains("Linking Fortran executable grad_f"))
+            .cloned()
+            .collect();
+        assert_eq!(ours, vec![format!("adjc: differentiating {stem}")], "{dep}: {ran:#?}");
         let ran = steps(&cmake(&build, &["--build", "."]));
         assert!(ran.is_empty(), "{dep}, second build: {ran:#?}");
     }

@@ -193,13 +193,101 @@ fn include_files_are_found_with_dash_i_and_errors_point_into_them() {
     let out = transpile_in(&dir, &[k, "-I", inc.to_str().unwrap(), "--emit", "ir"], None);
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("x = 3.0 * x"), "{t}");
+    // The included constant keeps its name (a local assigned its value on entry).
+    assert!(t.contains("  w = 3.0\n") && t.contains("x = w * x"), "{t}");
     std::fs::write(dir.join("inc/w.inc"), "  ! weight\n  real(8), parameter :: w = (3.0d0\n").unwrap();
     let out = transpile_in(&dir, &[k, "-I", inc.to_str().unwrap()], None);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("inc/w.inc:2:"), "{t}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `enum, bind(c)` enumerators are integer constants (0, then one more than the previous
+/// unless given), `iso_fortran_env`'s kinds are constants too (`dp = real64`), and a text
+/// argument passed to a callee is `present` there.
+#[test]
+fn enumerators_and_intrinsic_module_kinds_are_constants() {
+    let dir = common::scratch("enum-kinds");
+    let m = dir.join("cfg.f90");
+    std::fs::write(
+        &m,
+        "module cfg\n  use iso_fortran_env, only: real64\n  implicit none\n  integer, parameter :: dp = real64\n  \
+         enum, bind(c)\n    enumerator :: ia = 2, ib, ic\n    enumerator id\n  end enum\ncontains\n  \
+         subroutine note(text)\n    character(*), intent(in), optional :: text\n    \
+         if (present(text)) write(*, *) text\n  end subroutine note\nend module cfg\n",
+    )
+    .unwrap();
+    let k = dir.join("k.f90");
+    std::fs::write(
+        &k,
+        "subroutine k(n, x, y)\n  use cfg, only: dp, ib, id, note\n  implicit none\n  integer :: n\n  \
+         real(dp) :: x(n), y(n)\n  integer :: i\n  call note('scaling')\n  do i = 1, n\n    \
+         y(i) = ib * x(i) + id\n  end do\nend subroutine k\n",
+    )
+    .unwrap();
+    let out = transpile_in(&dir, &[k.to_str().unwrap(), m.to_str().unwrap(), "--emit", "ir"], None);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("x: f64[1:n]"), "{t}");
+    assert!(t.contains("y[i] = 3.0 * x[i] + 5.0"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--setup` of a module procedure: the setup program reaches it through its module (it
+/// failed to link before, with no message).
+#[test]
+fn setup_routines_may_be_module_procedures() {
+    if !common::have("gfortran") {
+        assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
+        return;
+    }
+    let dir = common::scratch("setup-module");
+    let m = dir.join("yomcst.f90");
+    std::fs::write(
+        &m,
+        "module yomcst\n  implicit none\n  real(8) :: rg = 0\ncontains\n  subroutine sucst\n    \
+         rg = 9.80665d0\n  end subroutine sucst\nend module yomcst\n",
+    )
+    .unwrap();
+    let k = dir.join("kernel.f90");
+    std::fs::write(
+        &k,
+        "subroutine kernel(n, x, y)\n  use yomcst, only: rg\n  implicit none\n  integer :: n\n  \
+         real(8) :: x(n), y(n)\n  integer :: i\n  do i = 1, n\n    y(i) = rg * x(i) ** 2\n  end do\n\
+         end subroutine kernel\n",
+    )
+    .unwrap();
+    let out = adjc(&["check", k.to_str().unwrap(), m.to_str().unwrap(), "--setup", "sucst", "--sizes", "n=5"]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Components of derived-type arguments are named the Fortran way in the flags too:
+/// `--sizes curr%nx=6`, `--wrt prev%data`, `--of curr%data`, `--init prev%dx=...`.
+#[test]
+fn flags_take_component_spellings() {
+    let out = adjc(&[
+        "check",
+        "examples/fortran/heat_evolve.f90",
+        "examples/fortran/modules/heat_fields.f90",
+        "-I",
+        "examples/fortran/modules",
+        "--sizes",
+        "curr%nx=6,curr%ny=5,prev%nx=6,prev%ny=5,curr%data_lb0=0,curr_data_lb1=0,prev_data_lb0=0,\
+         prev_data_lb1=0,curr_data_n0=8,curr_data_n1=7,prev_data_n0=8,prev_data_n1=7",
+        "--wrt",
+        "prev%data,a",
+        "--of",
+        "curr%data",
+        "--init",
+        "prev%dx=const(0.5)",
+        "--no-python",
+    ]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
+    assert!(t.contains("d/dprev_data") && t.contains("d/da ") && !t.contains("d/ddt"), "{t}");
 }
 
 /// The text of C function `name` (from its signature to the closing brace).
@@ -311,7 +399,7 @@ fn snapshot_c(stem: &str, args: &[String]) {
 /// constructors, module kinds): the generated C is reviewed like the Python examples'.
 #[test]
 fn fortran_c_snapshots() {
-    const SNAPSHOTTED: &[&str] = &["heat_evolve", "column_flux", "layer_weights", "optional_args"];
+    const SNAPSHOTTED: &[&str] = &["heat_evolve", "column_flux", "layer_weights", "optional_args", "vector_subscripts"];
     for ex in examples() {
         let stem = std::path::Path::new(&ex.path).file_stem().unwrap().to_string_lossy().into_owned();
         if !SNAPSHOTTED.contains(&stem.as_str()) {

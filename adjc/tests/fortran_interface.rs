@@ -112,7 +112,7 @@ fn array_of_types_wrappers_copy_the_components() {
     ]);
     assert!(out.status.success(), "{}", text(&out));
     let w = std::fs::read_to_string(dir.join("column_flux_adjc_wrap.f90")).unwrap();
-    assert!(w.contains("  subroutine column_flux_b(ncol, cols, cols_b, flux, flux_b)\n"), "{w}");
+    assert!(w.contains("  subroutine column_flux_b(ncol, cols, cols_b, flux, flux_b, stat)\n"), "{w}");
     assert!(w.contains("      adjc_t3(:, adjc_i) = cols(adjc_i)%gas%t\n"), "{w}");
     if !have("gfortran") {
         assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
@@ -172,7 +172,7 @@ fn derived_type_wrappers_take_the_original_arguments() {
     ]);
     assert!(out.status.success(), "{}", text(&out));
     let w = std::fs::read_to_string(dir.join("heat_evolve_adjc_wrap.f90")).unwrap();
-    assert!(w.contains("  subroutine evolve_b(curr, curr_b, prev, prev_b, a, a_b, dt, dt_b)\n"), "{w}");
+    assert!(w.contains("  subroutine evolve_b(curr, curr_b, prev, prev_b, a, a_b, dt, dt_b, stat)\n"), "{w}");
     assert!(w.contains("    type(field), intent(inout) :: curr, curr_b\n"), "{w}");
     assert!(w.contains("int(lbound(curr%data, 1), c_int64_t)"), "{w}");
     assert!(w.lines().all(|l| l.len() <= 132 || l.starts_with('!')), "{w}");
@@ -254,4 +254,60 @@ fn every_example_module_compiles_with_gfortran() {
     }
     assert!(sources.len() > 40, "{sources:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The drop-in wrappers of a plain routine: the routine's own integer kinds and bounds, an
+/// optional `stat`, and the C reached through interfaces of their own names. With `--prefix`
+/// the C symbols move and the wrappers keep the source's names.
+#[test]
+fn drop_in_wrappers_take_the_routines_own_arguments() {
+    let dir = scratch("fiface-dropin");
+    let out = adjc(&[
+        "transpile",
+        "examples/make/kernels/heat.f90",
+        "-o",
+        dir.to_str().unwrap(),
+        "--fortran-interface",
+        "--prefix",
+        "ad_",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("heat.c")).unwrap();
+    assert!(c.contains("int ad_heat_b(int64_t n, int64_t nsteps, double *u, double *u_b"), "{c}");
+    assert!(!c.contains("int heat_b("), "{c}");
+    let m = std::fs::read_to_string(dir.join("heat_adjc.f90")).unwrap();
+    assert!(m.contains("bind(C, name=\"ad_heat_b\")"), "{m}");
+    let w = std::fs::read_to_string(dir.join("heat_adjc_wrap.f90")).unwrap();
+    assert!(w.contains("  public :: heat, heat_b\n"), "{w}");
+    assert!(w.contains("  subroutine heat_b(n, nsteps, u, u_b, flux, flux_b, stat)\n"), "{w}");
+    assert!(w.contains("    integer, intent(in) :: n\n"), "{w}");
+    assert!(w.contains("    real(c_double), intent(inout) :: u_b(0:n + 1)\n"), "{w}");
+    assert!(w.contains("    integer, intent(out), optional :: stat\n"), "{w}");
+    assert!(w.contains("bind(C, name=\"ad_heat_b\")"), "{w}");
+    assert!(w.contains("int(n, c_int64_t), int(nsteps, c_int64_t), u, u_b, flux, flux_b)"), "{w}");
+    // A bad prefix is a usage error, and nothing is written.
+    let bad = scratch("fiface-badprefix");
+    let out = adjc(&["transpile", "examples/make/kernels/heat.f90", "-o", bad.to_str().unwrap(), "--prefix", "_x"]);
+    assert!(!out.status.success() && text(&out).contains("--prefix `_x`"), "{}", text(&out));
+    let out = adjc(&["transpile", "examples/make/kernels/heat.f90", "-o", bad.to_str().unwrap(), "--prefix", "adjc_"]);
+    assert!(!out.status.success() && text(&out).contains("adjc's own"), "{}", text(&out));
+    assert!(!bad.join("heat.c").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bad);
+}
+
+/// `adjc check --prefix`: the C driver calls the prefixed symbols, the references (gfortran,
+/// NumPy) the source's names, the wrappers their own.
+#[test]
+fn check_passes_with_a_prefix() {
+    let out = adjc(&["check", "examples/make/kernels/heat.f90", "--sizes", "n=8,nsteps=2", "--prefix", "ad_"]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
+    if have("gfortran") {
+        assert!(t.contains("forward vs gfortran: u "), "{t}");
+        assert!(t.contains("drop-in wrapper heat_b vs C: 4 arrays and scalars") && t.contains("   ok"), "{t}");
+    }
+    let out = adjc(&["check", "examples/python/gemm.py", "--sizes", "NI=5,NJ=6,NK=7", "--prefix", "k_"]);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "{t}");
 }

@@ -94,23 +94,38 @@ fn the_make_example_builds_and_rebuilds_only_what_changed() {
     assert!(ran[1].contains("-c gen/smooth.c"), "{ran:#?}");
     assert!(ran[2].contains("-o build/grad_c "), "{ran:#?}");
 
-    // An included file and a module file found by `use`: their user is regenerated; an
-    // edit of the include rebuilds the Fortran driver's chain.
+    // An included file and a module file found by `use`: their user is regenerated (its C
+    // is unchanged, so none of the generated code compiles; the original heat.f90, which
+    // the Fortran driver links for its finite differences, is recompiled by its own rule);
+    // an edit of the include rebuilds the Fortran driver's chain.
+    let generated = |ran: &[String]| -> Vec<String> {
+        ran.iter().filter(|c| c.starts_with("adjc ") || c.contains(" -c gen/")).cloned().collect()
+    };
     for dep in ["kernels/stencil.inc", "kernels/params.f90"] {
         touch(&dir.join(dep));
         let ran = commands(&make_ok(&dir, &["-j2", "all"]));
-        assert_eq!(ran.len(), 1, "{dep}: {ran:#?}");
-        assert!(ran[0].starts_with("adjc transpile kernels/heat.f90"), "{dep}: {ran:#?}");
+        let adjc_part = generated(&ran);
+        assert_eq!(adjc_part.len(), 1, "{dep}: {ran:#?}");
+        assert!(adjc_part[0].starts_with("adjc transpile kernels/heat.f90"), "{dep}: {ran:#?}");
+        assert!(
+            !ran.iter().any(|c| c.contains("smooth") || c.contains("softplus") || c.contains("grad_c")),
+            "{ran:#?}"
+        );
     }
     let inc = dir.join("kernels/stencil.inc");
     std::fs::write(&inc, std::fs::read_to_string(&inc).unwrap().replace("-2.0d0", "-2.5d0")).unwrap();
     touch(&inc);
     let ran = commands(&make_ok(&dir, &["-j2", "all"]));
-    assert_eq!(ran.len(), 3, "{ran:#?}");
     assert!(ran[0].starts_with("adjc transpile kernels/heat.f90"), "{ran:#?}");
-    assert!(ran[1].contains("-c gen/heat.c") && ran[2].contains("-o build/grad_f "), "{ran:#?}");
+    assert!(ran.iter().any(|c| c.contains("-c gen/heat.c")), "{ran:#?}");
+    assert!(ran.iter().any(|c| c.contains("-c kernels/heat.f90")), "{ran:#?}");
+    assert!(ran.last().is_some_and(|c| c.contains("-o build/grad_f ")), "{ran:#?}");
+    assert!(!ran.iter().any(|c| c.contains("smooth") || c.contains("softplus") || c.contains("grad_c")), "{ran:#?}");
 
-    // An unrelated file: nothing.
+    // An unrelated file: nothing. (First, once the times `touch` set ahead have passed, the
+    // original routines' plain rules catch up: their objects were made before those times.)
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    make_ok(&dir, &["-j2", "all"]);
     std::fs::write(dir.join("kernels/notes.txt"), "unrelated\n").unwrap();
     std::fs::write(dir.join("kernels/other.inc"), "! unrelated\n").unwrap();
     let ran = commands(&make_ok(&dir, &["-j2", "all"]));

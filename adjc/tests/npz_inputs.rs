@@ -117,7 +117,8 @@ fn check_rejects_an_archive_with_a_missing_misspelt_or_extra_name_or_no_arrays()
 }
 
 /// Integer arrays (the indices of a gather) are read from the archive, int64 or int32, and
-/// passed to the C driver and to NumPy; without an archive they are an error, not random.
+/// passed to the C driver and to NumPy; without an archive they are drawn over the axis they
+/// index, or from `--init`.
 #[test]
 fn check_runs_a_gather_kernel_on_integer_indices_from_the_archive() {
     let dir = scratch("npz-gather");
@@ -153,9 +154,18 @@ fn check_runs_a_gather_kernel_on_integer_indices_from_the_archive() {
     let args = ["bench", "tests/inputs/gather_kernel.py", "--sizes", "M=5,N=3", "--inputs", npz.to_str().unwrap()];
     let out = adjc(&[&args[..], &["--repeat", "2"]].concat());
     assert!(out.status.success() && text(&out).contains("adjc bench: gather_kernel"), "{}", text(&out));
-    let out = adjc(&["check", "tests/inputs/gather_kernel.py", "--sizes", "M=5,N=3"]);
+    // Without an archive, the indices are drawn over the axis they index (randint(0, M)),
+    // or given with --init; an integer array that indexes nothing needs one or the other.
+    for extra in [&[][..], &["--init", "idx=permutation(M)"][..], &["--init", "idx=randint(2,5)"][..]] {
+        let out = adjc(&[&["check", "tests/inputs/gather_kernel.py", "--sizes", "M=5,N=3"][..], extra].concat());
+        assert!(out.status.success() && text(&out).contains("check passed"), "{extra:?}: {}", text(&out));
+    }
+    let out = adjc(&["check", "tests/inputs/int_unused.py", "--sizes", "N=3"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("integer array `idx`") && text(&out).contains("--inputs"), "{}", text(&out));
+    assert!(text(&out).contains("integer array `k`") && text(&out).contains("--inputs"), "{}", text(&out));
+    let out = adjc(&["check", "tests/inputs/gather_kernel.py", "--sizes", "M=5,N=3", "--init", "idx=uniform(0,1)"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("`idx` is an integer array: give randint"), "{}", text(&out));
     // Indices must be integers.
     let npz = dir.join("float_idx.npz");
     write_npz(&npz, &[("x", &[5], &x), ("idx", &[3], &[4.0, 0.5, 3.0])]);

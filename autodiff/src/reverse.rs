@@ -517,6 +517,17 @@ impl<'p> Ad<'p> {
                         live.remove(&x);
                     }
                 }
+                // A map that assigns every element of an array (`flux[:] = 0.0`) saves what
+                // was needed of the old values itself; its new values are not needed by any
+                // adjoint yet (a later statement whose adjoint reads them makes them live
+                // again). Without this, an accumulation right after it (a scatter through
+                // an index array, whose write region is the whole axis) would save the
+                // values just assigned, which no adjoint reads.
+                for x in full_overwrites(&self.f, m) {
+                    if !post.contains(&x) {
+                        live.remove(&x);
+                    }
+                }
             }
             StmtKind::If { cond, then_body, else_body } => {
                 if self.is_reeval(cond) {
@@ -981,6 +992,22 @@ impl<'p> Ad<'p> {
         let ps = self.partials(e);
         ps.iter().map(|p| self.contribution(p, &seed, span)).collect()
     }
+}
+
+/// The arrays a map assigns in full: a top-level assignment of its body whose target runs
+/// over every element, one map variable per axis (see [`crate::zero_fill::covers`]).
+fn full_overwrites(f: &Function, m: &Map) -> Vec<VarId> {
+    m.body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign { target, .. }
+                if !target.is_scalar() && crate::zero_fill::covers(f, target.var, &m.dims, &target.index) =>
+            {
+                Some(target.var)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

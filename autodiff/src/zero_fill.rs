@@ -414,7 +414,7 @@ fn whole_view(f: &Function, x: VarId, v: &View) -> bool {
 /// Whether the map over `dims` reaches every element of `x` exactly once through `index`:
 /// each index is one map variable running over the whole axis, every map variable used
 /// once, or the axis's lower bound on an axis of extent 1.
-fn covers(f: &Function, x: VarId, dims: &[MapDim], index: &[Expr]) -> bool {
+pub(crate) fn covers(f: &Function, x: VarId, dims: &[MapDim], index: &[Expr]) -> bool {
     let xd = f.var(x).ty.dims();
     if index.len() != xd.len() {
         return false;

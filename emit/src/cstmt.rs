@@ -302,6 +302,25 @@ impl<'a> Emitter<'a> {
         match sync {
             Sync::Plain => self.line(text),
             Sync::Atomic => {
+                // An update through an index array (a scatter-add, the adjoint of a gather):
+                // nothing proves its indices distinct, so it stays atomic.
+                let mut through: Vec<String> = Vec::new();
+                for i in &target.index {
+                    i.walk(&mut |x| {
+                        if let ExprKind::Load(v, _) = &x.kind {
+                            let n = format!("`{}`", self.cx.name(*v));
+                            if !through.contains(&n) {
+                                through.push(n);
+                            }
+                        }
+                    });
+                }
+                if !through.is_empty() {
+                    self.line(format!(
+                        "/* atomic: the indices read from {} may repeat across iterations */",
+                        through.join(", ")
+                    ));
+                }
                 self.line("ADJC_OMP(atomic)");
                 self.line(text);
             }

@@ -182,7 +182,7 @@ pub(crate) fn wrap(line: &str, indent: usize) -> Vec<String> {
 }
 
 /// The module name must be a Fortran identifier: a letter, then letters, digits, `_`.
-pub(crate) fn fortran_stem(stem: &str) -> String {
+pub fn fortran_stem(stem: &str) -> String {
     let s: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     if s.starts_with(|c: char| c.is_ascii_alphabetic()) {
         s

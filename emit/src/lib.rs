@@ -32,7 +32,8 @@ pub mod wrap;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
-pub use fortran_wrap::{emit_fortran_wrappers, WrapDummy, WrapPart, WrapSpec};
+pub use fortran_iface::fortran_stem as fortran_module_stem;
+pub use fortran_wrap::{emit_fortran_wrappers, WrapCommon, WrapDummy, WrapOrigin, WrapPart, WrapSpec, WrapState};
 pub use python_module::emit_python_module;
 pub use templates::render_template;
 

@@ -384,8 +384,10 @@ pub fn index_checks(f: &Function) -> Result<Vec<Assumption>, Diagnostic> {
     let slack = |a: &Assumption| Lin::from_expr(&a.rhs).sub(&Lin::from_expr(&a.lhs));
     let mut uniq: Vec<Assumption> = Vec::new();
     for (k, a) in out.iter().enumerate() {
+        // A scan of one index array says nothing about another one (`every idx in [-N,
+        // N - 1]` does not imply `every cols in [-N, N - 1]`).
         let implied = out.iter().enumerate().any(|(j, b)| {
-            j != k && guard_weaker(&b.guard, &a.guard) && {
+            j != k && a.each == b.each && guard_weaker(&b.guard, &a.guard) && {
                 match (slack(a), slack(b)) {
                     (Some(sa), Some(sb)) => match sa.sub(&sb).and_then(|d| d.as_const()) {
                         Some(d) => d > 0 || (d == 0 && j < k),
@@ -777,6 +779,32 @@ impl<'a> Walk<'a> {
                 .map(|v| format!("`{}`", self.f.var(v).name))
                 .collect();
             depends.dedup();
+            // An index read from an integer array that is not a read-only parameter: its
+            // values are only known as the call runs, so no entry scan can check them.
+            let mut through: Vec<String> = Vec::new();
+            a.first.walk(&mut |x| {
+                if let ExprKind::Load(v, _) = &x.kind {
+                    let n = format!("`{}`", self.f.var(*v).name);
+                    if self.f.var(*v).ty.elem() == Scalar::I64 && !through.contains(&n) {
+                        through.push(n);
+                    }
+                }
+            });
+            if !through.is_empty() {
+                return Err(Diagnostic::error(
+                    a.span,
+                    format!(
+                        "cannot check this index of `{name}` on entry: it is read from {}, which the function \
+                         writes or computes (only read-only integer array parameters are scanned on entry), \
+                         or it combines several values read from index arrays",
+                        through.join(", ")
+                    ),
+                )
+                .with_help(
+                    "index with one value of an integer array parameter that the function does not modify, \
+                     plus a constant (`x[idx[i]]`, `x[cell[e, 0] + 1]`); adjc writes no C whose indices it cannot check",
+                ));
+            }
             let why = if depends.is_empty() {
                 "it is not an affine, monotone or modular function of the loop variables".to_string()
             } else {

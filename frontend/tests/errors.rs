@@ -117,7 +117,7 @@ fn unsupported_expressions() {
 
 #[test]
 fn indexing_errors() {
-    expect("def f(x, idx):\n    x[:] = x[idx[:]]\n", "integer array `idx[:]`", 2, 14);
+    expect("def f(x: 'float64[N]', y: 'float64[N]'):\n    x[:] = x[y[:]]\n", "float array `y[:]`", 2, 14);
     expect(
         "def f(x: 'float64[N]', y: 'float64[N]'):\n    return x[y > 0]\n",
         "boolean mask indexing `[y > 0]` is only supported as an assignment target",

@@ -787,3 +787,26 @@ fn keyword_arguments_of_intrinsics() {
     let gap = "subroutine k(n, x, y)\n  integer :: n\n  real(8) :: x(n), y\n  y = sum(x, mask=x > 0)\nend subroutine\n";
     assert!(lower_err(gap).message.contains("keyword arguments of `sum` are not supported"));
 }
+
+#[test]
+fn f77_constants_without_implicit_none_and_common_bounds_that_are_constant_expressions() {
+    // NAS's header.h: `PARAMETER (IMAX = PROBLEM_SIZE)` after npbparams.h's PROBLEM_SIZE, in
+    // routines without `implicit none` (the name must not read as an implicit variable), and
+    // COMMON fields declared `u(0:IMAXP)` with `IMAXP = IMAX/2*2` (folded to 5 elements).
+    let src = "\
+subroutine k(x)
+  integer n, m, mp
+  parameter (n = 5)
+  parameter (m = n, mp = m/2*2)
+  real(8) u(0:mp), x(m)
+  common /f/ u
+  integer i
+  do i = 1, m
+    x(i) = x(i) * u(i - 1)
+  end do
+end subroutine k
+";
+    let text = ir(src);
+    assert!(text.contains("x: f64[1:5]"), "{text}");
+    assert!(text.contains("f_u: f64[5]"), "{text}");
+}

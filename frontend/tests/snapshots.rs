@@ -37,7 +37,9 @@ example_snapshot!(
     correlation,
     durbin,
     if_on_data,
-    select
+    select,
+    finite_volume,
+    fancy_indexing
 );
 
 #[test]

@@ -30,6 +30,13 @@ fn span_of(a: &Expr, b: &Expr) -> Span {
     }
 }
 
+/// At most 8 significant digits in the shortest decimal that reads back as `v`.
+fn short_decimal(v: f64) -> bool {
+    let text = format!("{v:e}");
+    let mantissa = text.split('e').next().unwrap_or("");
+    mantissa.chars().filter(|c| c.is_ascii_digit()).count() <= 8
+}
+
 pub(crate) fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
     let span = span_of(&lhs, &rhs);
     let ty = if op.is_comparison() || op.is_logical() { Scalar::Bool } else { lhs.ty };
@@ -47,7 +54,9 @@ pub(crate) fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
         }
     }
     // Float constant folding: IEEE arithmetic on two literals gives the value the C
-    // compiler would fold to, so `1.0 / 2.0` reads as `0.5` without changing results.
+    // compiler would fold to, so `1.0 / 2.0` reads as `0.5` without changing results. Only
+    // when the result is a short decimal: `1.0 / 9.0` stays an exact fraction for the
+    // reader instead of `0.1111111111111111` (the C compiler folds it to the same value).
     if let (Some(a), Some(b)) = (lit_float(&lhs), lit_float(&rhs)) {
         if lhs.ty == rhs.ty && lhs.ty == Scalar::F64 {
             let folded = match op {
@@ -57,7 +66,7 @@ pub(crate) fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
                 BinOp::Div if b != 0.0 => Some(a / b),
                 _ => None,
             };
-            if let Some(v) = folded.filter(|v| v.is_finite()) {
+            if let Some(v) = folded.filter(|v| v.is_finite() && short_decimal(*v)) {
                 return Expr::new(ExprKind::Const(Literal::Float(v)), lhs.ty, span);
             }
         }
@@ -163,6 +172,18 @@ pub(crate) fn neg(e: Expr) -> Expr {
 mod tests {
     use super::*;
     use crate::VarId;
+
+    #[test]
+    fn folds_floats_to_short_decimals_only() {
+        let f = |v: f64| Expr::float(v, Scalar::F64);
+        let half = binary(BinOp::Div, f(1.0), f(2.0));
+        assert_eq!(half.kind, ExprKind::Const(Literal::Float(0.5)));
+        let ninth = binary(BinOp::Div, f(1.0), f(9.0));
+        assert!(matches!(ninth.kind, ExprKind::Binary(BinOp::Div, _, _)), "{ninth:?}");
+        let sum = binary(BinOp::Add, f(0.1), f(0.2));
+        assert!(matches!(sum.kind, ExprKind::Binary(BinOp::Add, _, _)), "0.30000000000000004 is no short decimal");
+        assert_eq!(binary(BinOp::Mul, f(2.0), f(0.01)).kind, ExprKind::Const(Literal::Float(0.02)));
+    }
 
     #[test]
     fn folds_index_offsets() {

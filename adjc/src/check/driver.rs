@@ -124,7 +124,7 @@ pub fn build_and_run(t: &Transpiled, plan: &Plan, dir: &Path, args: &CheckArgs, 
     build::compile(dir, flags, &[&source, "check_driver.c"], "check_driver", args.openmp)?;
     let exe = dir.join("check_driver");
     let stdout = run_checked(
-        Command::new(&exe).current_dir(dir).args(["inputs.bin", "forward.bin"]),
+        Command::new(&exe).current_dir(dir).args(["inputs.bin", "forward.bin", "adjoint.bin"]),
         "the check driver",
         args.sanitize,
     )?;

@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use adjc_frontend::fortran::derived::DummyBinding;
 use adjc_frontend::fortran::{FortranState, Origin};
 use adjc_ir::{Intent, Scalar, VarRole};
 use minijinja::context;
@@ -127,11 +128,55 @@ pub fn compare(
     fixed_form: bool,
     sanitize: bool,
 ) -> CliResult<Outcome> {
+    run_program(t, plan, dir, flags, fixed_form, sanitize, None)
+}
+
+/// The drop-in wrappers (`<stem>_adjc_wrap.f90`, see `adjc_emit::emit_fortran_wrappers`)
+/// against the C: a Fortran program passes the check's inputs and seeds to `<routine>_b` as
+/// a Fortran caller of the original routine would (its integer kinds and bounds, COMMON and
+/// module state where it lives) and writes what the adjoint left, which must equal what the
+/// C driver's own call left (`adjoint.bin`): every adjoint argument and primal output.
+/// `openmp`: the C was built with `-fopenmp` (so is the program's link).
+pub fn compare_wrappers(
+    t: &Transpiled,
+    plan: &Plan,
+    dir: &Path,
+    flags: &[String],
+    fixed_form: bool,
+    openmp: bool,
+) -> CliResult<Outcome> {
+    let text = match t.fortran_wrappers() {
+        None => return Ok(Outcome::Skipped("not a Fortran source".into())),
+        Some(Err(why)) => return Ok(Outcome::Skipped(format!("no wrappers: {why}"))),
+        Some(Ok(text)) => text,
+    };
+    if t.fortran_bindings.as_ref().is_some_and(|b| b.dummies.iter().any(|d| matches!(d, DummyBinding::Derived(_)))) {
+        return Ok(Outcome::Skipped(
+            "derived-type dummies (their wrappers are tested by adjc/tests/fortran_drivers)".into(),
+        ));
+    }
+    std::fs::write(dir.join(format!("{}_adjc_wrap.f90", t.stem)), text)
+        .map_err(|e| CliError::Io(format!("cannot write the wrappers: {e}")))?;
+    run_program(t, plan, dir, flags, fixed_form, false, Some(openmp))
+}
+
+/// The gfortran program of [`compare`] (`wrapper: None`: the original routine on the
+/// inputs) or of [`compare_wrappers`] (`Some(openmp)`: `<routine>_b` of the wrappers on
+/// the inputs and seeds).
+fn run_program(
+    t: &Transpiled,
+    plan: &Plan,
+    dir: &Path,
+    flags: &[String],
+    fixed_form: bool,
+    sanitize: bool,
+    wrapper: Option<bool>,
+) -> CliResult<Outcome> {
     let Some(gfortran) = gfortran() else {
         return Ok(Outcome::Skipped("gfortran not found; set ADJC_GFORTRAN".into()));
     };
     let primal = &t.module.functions[0];
-    let module = match container(&t.module.source, &primal.name, fixed_form) {
+    let module = match container(&t.module.source, &t.routine, fixed_form) {
         Ok(m) => m,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
@@ -139,11 +184,15 @@ pub fn compare(
     if returns.len() > 1 {
         return Ok(Outcome::Skipped("the function returns several values".into()));
     }
-    let int_kinds = super::int_kinds::integer_kinds(&t.module.source, &primal.name);
+    let int_kinds = adjc::fortran_kinds::integer_kinds(&t.module.source, &t.routine);
     let state = &t.fortran_state;
     let (uses, commons) = state_lines(plan, state);
     let mut params = Vec::new();
     let mut args = Vec::new();
+    let mut wrapper_args: Vec<Vec<String>> = Vec::new();
+    let mut trailing = Vec::new();
+    let adjoints = crate::harness::calls::calls(t, plan)?.has_adjoint;
+    let mut seeds = Vec::new();
     let mut ret_type = String::new();
     for (k, p) in plan.params.iter().enumerate() {
         if !matches!(p.role, VarRole::Param | VarRole::Return) {
@@ -171,12 +220,32 @@ pub fn compare(
             }
             ret_type = decl.clone();
         } else {
-            if p.shape.as_ref().is_some_and(|_| module.is_none()) && primal.vars.iter().any(|v| v.role == VarRole::Size)
-            {
+            // (Assumed-size dummies, `x(*)`, need no explicit interface: their extents are
+            // size parameters too, documented as such.)
+            let assumed_shape = primal
+                .params
+                .iter()
+                .any(|q| primal.var(q.var).role == VarRole::Size && q.doc.contains("(assumed shape)"));
+            if p.shape.as_ref().is_some_and(|_| module.is_none()) && assumed_shape {
                 return Ok(Outcome::Skipped("assumed-shape dummies of a routine outside a module".into()));
             }
             if origin.is_none() {
                 args.push(format!("adjc_p{k}"));
+                let mut group = vec![format!("adjc_p{k}")];
+                if adjoints[k] {
+                    group.push(format!("adjc_b{k}"));
+                }
+                wrapper_args.push(group);
+            }
+        }
+        // The wrappers take results and adjoints of state last, in the C's order.
+        if adjoints[k] && origin.is_some() {
+            trailing.push(format!("adjc_b{k}"));
+        }
+        if p.role == VarRole::Return {
+            trailing.push(format!("adjc_p{k}"));
+            if adjoints[k] {
+                trailing.push(format!("adjc_b{k}"));
             }
         }
         let cast = |v: String| match p.elem {
@@ -208,6 +277,22 @@ pub fn compare(
                 cast(value)
             }
         };
+        // The adjoint's seed: the weights of an output, zero for the rest.
+        if adjoints[k] {
+            let seed = match (p.w_off, &p.shape) {
+                (Some(off), None) => format!("adjc_data({})", off + 1),
+                (Some(off), Some(s)) if s.len() == 1 => format!("adjc_data({}:{})", off + 1, off + p.count()),
+                (Some(off), Some(s)) => format!(
+                    "reshape(adjc_data({}:{}), [{}])",
+                    off + 1,
+                    off + p.count(),
+                    s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                (None, _) => "0".into(),
+            };
+            let seed = if p.elem == Scalar::F32 { format!("real({seed}, kind(1.0))") } else { seed };
+            seeds.push(context! { idx => k, decl => decl.clone(), shape => shape.clone(), seed => seed });
+        }
         // A module variable is declared by its module (`use m, only: adjc_pK => v`).
         let declare = !matches!(origin, Some(Origin::Module { .. }));
         params.push(context! { idx => k, decl => decl, shape => shape, init => init, output => p.is_output(), declare => declare });
@@ -215,7 +300,10 @@ pub fn compare(
     // The `character` dummies the C leaves out take a blank text.
     for &k in &t.fortran_state.text_dummies {
         args.insert(k.min(args.len()), "' '".to_string());
+        wrapper_args.insert(k.min(wrapper_args.len()), vec!["' '".to_string()]);
     }
+    let mut wrapper_call: Vec<String> = wrapper_args.into_iter().flatten().collect();
+    wrapper_call.extend(trailing);
     // Derived-type dummies: built from their components around the call.
     let derived = match t.fortran_bindings.as_ref().and_then(|b| super::derived_args::derived_args(b, plan)) {
         None => super::derived_args::DerivedArgs { args, ..Default::default() },
@@ -228,7 +316,7 @@ pub fn compare(
         derived_decls => derived.decls,
         pre => derived.pre,
         post => derived.post,
-        routine => primal.name.clone(),
+        routine => t.routine.clone(),
         module => module,
         ret_type => ret_type,
         ret => returns.first().copied().unwrap_or(0),
@@ -236,18 +324,46 @@ pub fn compare(
         params => params,
         args => derived.args.join(", "),
         commons => commons,
+        wrapper => wrapper.is_some(),
+        wrap_module => format!("{}_adjc_wrap", adjc_emit::fortran_module_stem(&t.stem)),
+        wrapper_call => wrapper_call.join(", "),
+        seeds => seeds,
+        out_file => if wrapper.is_some() { "wrapper.bin" } else { "gfortran.bin" },
     };
+    let (program, exe) =
+        if wrapper.is_some() { ("check_wrapper", "check_wrapper") } else { ("check_gfortran", "check_gfortran") };
     let driver = crate::templates::render("check_gfortran.f90.j2", ctx)?;
-    std::fs::write(dir.join("check_gfortran.f90"), driver)
+    std::fs::write(dir.join(format!("{program}.f90")), driver)
         .map_err(|e| CliError::Io(format!("cannot write the gfortran driver: {e}")))?;
-    let objects = match compile_sources(&gfortran, t, dir, flags, sanitize)? {
+    let mut objects = match compile_sources(&gfortran, t, dir, flags, sanitize)? {
         Ok(objects) => objects,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
-    let mut driver_args: Vec<String> =
-        ["-ffree-line-length-none", "-I.", "check_gfortran.f90"].iter().map(|s| s.to_string()).collect();
+    let mut driver_args: Vec<String> = ["-ffree-line-length-none", "-I."].iter().map(|s| s.to_string()).collect();
+    if let Some(openmp) = wrapper {
+        // The C of the kernel and the wrapper module, before the program that uses it.
+        let wrap = format!("{}_adjc_wrap.f90", t.stem);
+        if let Some(why) =
+            compile(dir, "the wrappers", Command::new(&gfortran).args(["-c", "-Wall", "-Werror", "-J", ".", &wrap]))
+        {
+            return Err(CliError::CheckFailed(format!("the drop-in wrappers do not compile: {why}")));
+        }
+        objects.push(format!("{}_adjc_wrap.o", t.stem));
+        crate::harness::build::compile_object(dir, &format!("{}.c", t.stem), "adjc_kernel.o", openmp)?;
+        objects.push("adjc_kernel.o".into());
+        if openmp {
+            driver_args.push("-fopenmp".into());
+        }
+    }
+    driver_args.push(format!("{program}.f90"));
     driver_args.extend(objects);
-    driver_args.extend(["-o".to_string(), "check_gfortran".to_string()]);
+    driver_args.extend(["-o".to_string(), exe.to_string()]);
+    if wrapper.is_some() {
+        if let Ok(libs) = std::env::var("LDLIBS") {
+            driver_args.extend(libs.split_whitespace().map(str::to_string));
+        }
+        driver_args.push("-lm".into());
+    }
     if sanitize {
         driver_args.extend(["-fcheck=all".to_string(), "-g".to_string()]);
     }
@@ -255,8 +371,8 @@ pub fn compare(
         return Ok(Outcome::Skipped(why));
     }
     super::driver::run_checked(
-        Command::new(dir.join("check_gfortran")).current_dir(dir),
-        "the gfortran-compiled original",
+        Command::new(dir.join(exe)).current_dir(dir),
+        if wrapper.is_some() { "the program calling the drop-in wrappers" } else { "the gfortran-compiled original" },
         sanitize,
     )?;
     let read = |name: &str| -> CliResult<Vec<f64>> {
@@ -266,6 +382,26 @@ pub fn compare(
             .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
             .collect())
     };
+    if wrapper.is_some() {
+        let (got, reference) = (read("wrapper.bin")?, read("adjoint.bin")?);
+        let mut rows = Vec::new();
+        let mut off = 0usize;
+        let adjoint_rows = plan
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| adjoints[*k])
+            .map(|(_, p)| (format!("{}_b", p.name), p.count()));
+        let output_rows = plan.params.iter().filter(|p| p.is_output()).map(|p| (p.name.clone(), p.count()));
+        for (name, n) in adjoint_rows.chain(output_rows) {
+            let (Some(g), Some(r)) = (got.get(off..off + n), reference.get(off..off + n)) else {
+                return Err(CliError::CheckFailed("the wrapper program wrote fewer values than the C driver".into()));
+            };
+            rows.push((name, max_rel_diff(g, r)));
+            off += n;
+        }
+        return Ok(Outcome::Compared(rows));
+    }
     let (got, reference) = (read("gfortran.bin")?, read("forward.bin")?);
     let mut rows = Vec::new();
     let mut off = 0usize;
@@ -274,15 +410,20 @@ pub fn compare(
         let (Some(g), Some(r)) = (got.get(off..off + n), reference.get(off..off + n)) else {
             return Err(CliError::CheckFailed("the gfortran driver wrote fewer values than the C driver".into()));
         };
-        let scale = g.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
-        let diff = g
-            .iter()
-            .zip(r)
-            .fold(0.0f64, |m, (a, b)| if (a - b).is_nan() { f64::INFINITY } else { m.max((a - b).abs()) });
-        rows.push((p.name.clone(), diff / scale));
+        rows.push((p.name.clone(), max_rel_diff(g, r)));
         off += n;
     }
     Ok(Outcome::Compared(rows))
+}
+
+/// The largest difference of `got` from `reference`, relative to the largest of `got`.
+fn max_rel_diff(got: &[f64], reference: &[f64]) -> f64 {
+    let scale = got.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+    let diff =
+        got.iter()
+            .zip(reference)
+            .fold(0.0f64, |m, (a, b)| if (a - b).is_nan() { f64::INFINITY } else { m.max((a - b).abs()) });
+    diff / scale
 }
 
 /// A source gfortran rejects (an extension adjc accepts) is not a failure of the adjoint:
@@ -293,7 +434,15 @@ fn compile(dir: &Path, what: &str, cmd: &mut Command) -> Option<String> {
         return None;
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    let first = err.lines().find(|l| l.contains("Error")).unwrap_or("").trim().to_string();
+    // gfortran's own errors say `Error`; the linker's (`undefined reference to`) do not.
+    let first = err
+        .lines()
+        .find(|l| l.contains("Error"))
+        .or_else(|| err.lines().find(|l| l.contains("undefined reference") || l.contains("error")))
+        .or_else(|| err.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("")
+        .trim()
+        .to_string();
     Some(format!("gfortran cannot compile {what}: {first}"))
 }
 
@@ -406,6 +555,15 @@ pub fn run_setup(t: &Transpiled, plan: &mut Plan, dir: &Path, flags: &[String], 
     for r in setup {
         if !r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || r.is_empty() {
             return Err(CliError::Usage(format!("--setup {r}: not a routine name")));
+        }
+        // A module procedure is reached through its module.
+        for src in &t.sources {
+            let text = std::fs::read_to_string(src).unwrap_or_default();
+            let fixed = adjc_frontend::fortran::is_fixed_form(src);
+            if let Ok(Some(module)) = container(&text, r, fixed) {
+                lines.insert(2, format!("  use {module}, only: {r}"));
+                break;
+            }
         }
         lines.push(format!("  call {r}()"));
     }

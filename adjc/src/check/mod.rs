@@ -19,7 +19,6 @@ mod derived_args;
 mod driver;
 mod fd;
 mod gfortran;
-mod int_kinds;
 mod numpy;
 
 use adjc_frontend::fortran::LoadOptions;
@@ -131,7 +130,10 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
             LoadOptions { defines: args.transpile.defines.clone(), include_dirs: args.transpile.include_dirs.clone() };
         let flags = load.cpp_flags();
         let outcome = gfortran::compare(&t, &plan, &dir, &flags, fixed_form, args.sanitize)?;
-        report_forward("gfortran", outcome, f32_kernel, &mut failures)
+        let why = report_forward("gfortran", outcome, f32_kernel, &mut failures);
+        let wrappers = gfortran::compare_wrappers(&t, &plan, &dir, &flags, fixed_form, args.openmp)?;
+        report_wrappers(&t.routine, wrappers, f32_kernel, &mut failures);
+        why
     } else {
         let outcome = numpy::compare(&t, &plan, &dir, &args.transpile.file)?;
         report_forward("NumPy", outcome, f32_kernel, &mut failures)
@@ -147,6 +149,31 @@ pub fn run_check(args: &CheckArgs) -> CliResult<()> {
         ),
     }
     Ok(())
+}
+
+/// Prints what `<routine>_b` of the drop-in Fortran wrappers left, compared with what the C
+/// driver's call of the adjoint left (the same C function: only rounding of a parallel
+/// reduction may differ).
+fn report_wrappers(routine: &str, outcome: numpy::Outcome, f32_kernel: bool, failures: &mut Vec<String>) {
+    match outcome {
+        numpy::Outcome::Skipped(why) => println!("  drop-in wrapper {routine}_b vs C: skipped ({why})"),
+        numpy::Outcome::Compared(rows) => {
+            let tol = if f32_kernel { 1e-5 } else { 1e-12 };
+            let worst = rows.iter().map(|r| r.1).fold(0.0f64, f64::max);
+            let bad: Vec<&(String, f64)> = rows.iter().filter(|r| r.1.is_nan() || r.1 > tol).collect();
+            println!(
+                "  drop-in wrapper {routine}_b vs C: {} arrays and scalars, max rel. difference {worst:.2e}   {}",
+                rows.len(),
+                if bad.is_empty() { "ok" } else { "FAILED" }
+            );
+            for (name, err) in &bad {
+                println!("      {name:<12} rel. difference {err:.2e}");
+                failures.push(format!(
+                    "`{routine}_b` of the drop-in wrappers leaves `{name}` different from the C (rel. {err:.2e})"
+                ));
+            }
+        }
+    }
 }
 
 /// Prints the forward outputs compared with the `reference` implementation and records

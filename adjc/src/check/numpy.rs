@@ -34,7 +34,6 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliRes
         return Ok(Outcome::Skipped("python3 with NumPy not found: install numpy or set ADJC_PYTHON".into()));
     };
     let source = std::fs::canonicalize(source).map_err(|e| CliError::Io(format!("{}: {e}", source.display())))?;
-    let primal = &t.module.functions[0];
     let mut args = Vec::new();
     let mut outputs = Vec::new();
     let mut c_off = 0usize;
@@ -93,7 +92,7 @@ pub fn compare(t: &Transpiled, plan: &Plan, dir: &Path, source: &Path) -> CliRes
         "check_numpy.py.j2",
         context! {
             source_path => py_str(&source.to_string_lossy()),
-            fname => py_str(&primal.name),
+            fname => py_str(&t.routine),
             args => args,
             outputs => outputs,
         },

@@ -64,6 +64,22 @@ pub fn run(cmd: &mut Command, what: &str) -> CliResult<String> {
 
 /// `cc` (or `$CC`) with `flags`, `-fopenmp` when asked, then `$CFLAGS`; libraries in
 /// `$LDLIBS` (`-lopenblas` with `CFLAGS=-DADJC_BLAS=cblas`) come after the sources.
+/// Compiles one C source of `dir` into an object (`-O1`, `$CFLAGS`), for a link by another
+/// compiler (the gfortran program of `adjc check`'s wrapper comparison).
+pub fn compile_object(dir: &Path, source: &str, object: &str, openmp: bool) -> CliResult<()> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let mut cmd = Command::new(&cc);
+    cmd.current_dir(dir).args(["-std=c11", "-O1", "-I.", "-c"]);
+    if openmp {
+        cmd.arg("-fopenmp");
+    }
+    if let Ok(flags) = std::env::var("CFLAGS") {
+        cmd.args(flags.split_whitespace());
+    }
+    cmd.args([source, "-o", object]);
+    run(&mut cmd, &format!("the C compiler (`{cc}`)")).map(|_| ())
+}
+
 pub fn compile(dir: &Path, flags: &[&str], sources: &[&str], exe: &str, openmp: bool) -> CliResult<()> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut cmd = Command::new(&cc);

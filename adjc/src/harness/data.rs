@@ -45,18 +45,40 @@ pub enum Dist {
     /// Diagonally dominant: uniform(-1, 1) plus n on the diagonal (square 2-D arrays).
     DiagDom,
     Const(f64),
+    /// Integer arrays: uniform integers in `[lo, hi)` (NumPy's `randint(lo, hi)`), with
+    /// repeats: the indices of a gather or scatter.
+    RandInt(i64, i64),
+    /// Integer arrays: the first elements (in C order) of a random permutation of
+    /// `0..n` (NumPy's `permutation(n)`): distinct indices. For an index array, shifted to
+    /// the first valid index of the axis it indexes (1 for a Fortran `x(n)`).
+    Permutation(i64),
 }
 
 pub const DEFAULT_DIST: Dist = Dist::Uniform(-1.0, 1.0);
 
-/// Parses `NAME=uniform(lo,hi)` and friends.
-pub fn parse_init(spec: &str) -> CliResult<(String, Dist)> {
+/// Parses `NAME=uniform(lo,hi)` and friends. The integer arguments of `randint(lo,hi)` and
+/// `permutation(n)` are integers or names of integer parameters, whose values `size` gives
+/// (from `--sizes`).
+pub fn parse_init(spec: &str, size: &dyn Fn(&str) -> Option<i64>) -> CliResult<(String, Dist)> {
     let bad = || {
         CliError::Usage(format!(
-            "bad --init `{spec}`: expected NAME=uniform(lo,hi), NAME=normal, NAME=spd, NAME=diagdom or NAME=const(c)"
+            "bad --init `{spec}`: expected NAME=uniform(lo,hi), NAME=normal, NAME=spd, NAME=diagdom, NAME=const(c), \
+             NAME=randint(lo,hi) or NAME=permutation(n) (integer arguments: numbers or names given in --sizes)"
         ))
     };
+    let ints = |s: &str| -> CliResult<Vec<i64>> {
+        let inner = s.strip_suffix(')').ok_or_else(bad)?;
+        inner
+            .split(',')
+            .map(|x| {
+                let x = x.trim();
+                x.parse::<i64>().ok().or_else(|| size(x)).ok_or_else(bad)
+            })
+            .collect()
+    };
     let (name, dist) = spec.split_once('=').ok_or_else(bad)?;
+    let name = adjc::component_param(name.trim());
+    let name = name.as_str();
     let dist = dist.trim().replace(' ', "");
     let args = |s: &str| -> CliResult<Vec<f64>> {
         let inner = s.strip_suffix(')').ok_or_else(bad)?;
@@ -65,6 +87,16 @@ pub fn parse_init(spec: &str) -> CliResult<(String, Dist)> {
     let d = if let Some(rest) = dist.strip_prefix("uniform(") {
         match args(rest)?.as_slice() {
             [lo, hi] if lo <= hi => Dist::Uniform(*lo, *hi),
+            _ => return Err(bad()),
+        }
+    } else if let Some(rest) = dist.strip_prefix("randint(") {
+        match ints(rest)?.as_slice() {
+            [lo, hi] if lo < hi => Dist::RandInt(*lo, *hi),
+            _ => return Err(bad()),
+        }
+    } else if let Some(rest) = dist.strip_prefix("permutation(") {
+        match ints(rest)?.as_slice() {
+            [n] if *n >= 0 => Dist::Permutation(*n),
             _ => return Err(bad()),
         }
     } else if let Some(rest) = dist.strip_prefix("const(") {
@@ -98,6 +130,24 @@ pub fn fill(dist: &Dist, shape: &[usize], rng: &mut Rng, name: &str) -> CliResul
         Dist::Uniform(lo, hi) => (0..count).map(|_| rng.uniform(*lo, *hi)).collect(),
         Dist::Normal => (0..count).map(|_| rng.normal()).collect(),
         Dist::Const(c) => vec![*c; count],
+        Dist::RandInt(lo, hi) => {
+            let span = hi.saturating_sub(*lo) as u64;
+            (0..count).map(|_| (lo + (rng.next_u64() % span) as i64) as f64).collect()
+        }
+        Dist::Permutation(n) => {
+            if count as i64 > *n {
+                return Err(CliError::Usage(format!(
+                    "--init {name}=permutation({n}): `{name}` has {count} elements, more than {n} distinct indices"
+                )));
+            }
+            // Fisher–Yates on 0..n, of which the first `count` are taken.
+            let mut p: Vec<i64> = (0..*n).collect();
+            for k in (1..p.len()).rev() {
+                let j = (rng.next_u64() % (k as u64 + 1)) as usize;
+                p.swap(k, j);
+            }
+            p.into_iter().take(count).map(|v| v as f64).collect()
+        }
         Dist::DiagDom => {
             let n = square("diagdom")?;
             let mut a: Vec<f64> = (0..count).map(|_| rng.uniform(-1.0, 1.0)).collect();
@@ -167,11 +217,28 @@ mod tests {
 
     #[test]
     fn parses_distributions() {
-        assert_eq!(parse_init("A=uniform(0.5, 2)").unwrap(), ("A".into(), Dist::Uniform(0.5, 2.0)));
-        assert_eq!(parse_init("L=spd").unwrap().1, Dist::Spd);
-        assert_eq!(parse_init("x=const(3)").unwrap().1, Dist::Const(3.0));
-        assert!(parse_init("x=uniform(2,1)").is_err());
-        assert!(parse_init("x=gamma").is_err());
+        let none = |_: &str| None;
+        assert_eq!(parse_init("A=uniform(0.5, 2)", &none).unwrap(), ("A".into(), Dist::Uniform(0.5, 2.0)));
+        assert_eq!(parse_init("L=spd", &none).unwrap().1, Dist::Spd);
+        assert_eq!(parse_init("x=const(3)", &none).unwrap().1, Dist::Const(3.0));
+        assert!(parse_init("x=uniform(2,1)", &none).is_err());
+        assert!(parse_init("x=gamma", &none).is_err());
+        let n = |s: &str| (s == "N").then_some(7);
+        assert_eq!(parse_init("idx=randint(0, N)", &n).unwrap().1, Dist::RandInt(0, 7));
+        assert_eq!(parse_init("idx=permutation(N)", &n).unwrap().1, Dist::Permutation(7));
+        assert!(parse_init("idx=randint(3,3)", &n).is_err());
+        assert!(parse_init("idx=randint(0,M)", &n).is_err());
+    }
+
+    #[test]
+    fn integer_distributions_stay_in_range() {
+        let mut rng = Rng::new(3);
+        let r = fill(&Dist::RandInt(-2, 5), &[40], &mut rng, "idx").unwrap();
+        assert!(r.iter().all(|v| (-2.0..5.0).contains(v) && v.fract() == 0.0));
+        let mut p = fill(&Dist::Permutation(9), &[9], &mut rng, "idx").unwrap();
+        p.sort_by(|a, b| a.total_cmp(b));
+        assert_eq!(p, (0..9).map(|v| v as f64).collect::<Vec<_>>());
+        assert!(fill(&Dist::Permutation(3), &[4], &mut rng, "idx").is_err());
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn check_archive(
         return Err(CliError::Usage(format!("--inputs {file}: the archive holds no arrays")));
     }
     let wanted: Vec<&PlanParam> =
-        params.iter().filter(|p| p.is_int_array_input() || (p.is_input() && !inits.contains_key(&p.name))).collect();
+        params.iter().filter(|p| (p.is_int_array_input() || p.is_input()) && !inits.contains_key(&p.name)).collect();
     for (name, _, values) in arrays {
         let Some(p) = params.iter().find(|p| &p.name == name) else {
             let names: Vec<String> = wanted.iter().map(|p| format!("`{}`", p.name)).collect();
@@ -149,6 +149,29 @@ fn check_archive(
     Ok(())
 }
 
+/// The default values of an integer array that indexes other arrays (a gather or a
+/// scatter): uniform integers, with repeats, over the indices valid for every array it
+/// indexes at these sizes (the entry checks `assume every idx in [lo, hi]`), non-negative
+/// ones where NumPy's negative indices would also be valid. `None` when it indexes nothing.
+fn index_range(f: &Function, arr: VarId, env: &dyn Fn(VarId) -> Option<i64>) -> Option<(i64, i64)> {
+    let mut range: Option<(i64, i64)> = None;
+    for a in f.assumptions.iter().filter(|a| a.each == Some(arr)) {
+        if let Some(g) = &a.guard {
+            if eval_int(g, env) == Some(0) {
+                continue;
+            }
+        }
+        let (lo, hi) = (eval_int(&a.lhs, env)?, eval_int(&a.rhs, env)?);
+        range = Some(match range {
+            None => (lo, hi),
+            Some((l, h)) => (l.max(lo), h.min(hi)),
+        });
+    }
+    let (lo, hi) = range?;
+    let lo = if lo < 0 && hi >= 0 { 0 } else { lo };
+    (lo <= hi).then_some((lo, hi))
+}
+
 fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
     sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
@@ -161,7 +184,8 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
     let sizes: BTreeMap<String, i64> = parse_sizes(sizes)?.into_iter().map(|(k, v)| (name_of(k), v)).collect();
     let mut inits: BTreeMap<String, Dist> = BTreeMap::new();
     for spec in &args.inits {
-        let (name, dist) = data::parse_init(spec)?;
+        let size = |n: &str| sizes.get(&name_of(n.to_string())).copied();
+        let (name, dist) = data::parse_init(spec, &size)?;
         inits.insert(name_of(name), dist);
     }
     // Integer parameters first: extents are formulas of them.
@@ -194,9 +218,24 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
             return Err(CliError::Usage(format!("--sizes names `{name}`, which is not a parameter of `{}`", f.name)));
         }
     }
-    for name in inits.keys() {
-        if !f.params.iter().any(|p| &f.var(p.var).name == name && f.var(p.var).ty.elem().is_float()) {
-            return Err(CliError::Usage(format!("--init names `{name}`, which is not a float input of `{}`", f.name)));
+    for (name, dist) in &inits {
+        let Some(p) = f.params.iter().find(|p| &f.var(p.var).name == name) else {
+            return Err(CliError::Usage(format!("--init names `{name}`, which is not an input of `{}`", f.name)));
+        };
+        let ty = &f.var(p.var).ty;
+        let index_array = ty.is_array() && ty.elem() == Scalar::I64;
+        if !ty.elem().is_float() && !index_array {
+            return Err(CliError::Usage(format!(
+                "--init names `{name}`, which is not a float input or an integer array of `{}`",
+                f.name
+            )));
+        }
+        let integral = matches!(dist, Dist::RandInt(..) | Dist::Permutation(_))
+            || matches!(dist, Dist::Const(c) if c.fract() == 0.0 && c.abs() < 9.0e15);
+        if !ty.elem().is_float() && !integral {
+            return Err(CliError::Usage(format!(
+                "--init {name}: `{name}` is an integer array: give randint(lo,hi), permutation(n) or const(k)"
+            )));
         }
     }
     let env = |v: VarId| int_values.get(&v).copied();
@@ -290,12 +329,22 @@ pub fn plan(t: &Transpiled, sizes: &[String], args: &InputArgs) -> CliResult<Pla
                 }
             }
             v.clone()
-        } else if !p.is_float() {
-            return Err(CliError::Usage(format!(
-                "adjc cannot make up values for the integer array `{}` (indices must fit the kernel): \
-                 give them in an .npz archive with --inputs FILE.npz",
-                p.name
-            )));
+        } else if let (Some(Dist::Permutation(n)), false) = (inits.get(&p.name), p.is_float()) {
+            // A permutation of the first n valid indices: 0.. in Python, from the lower bound
+            // (1..n) in Fortran.
+            let base = index_range(f, p.var, &env).map(|(lo, _)| lo).unwrap_or(0);
+            let values = data::fill(&Dist::Permutation(*n), &shape, &mut rng, &p.name)?;
+            values.into_iter().map(|v| v + base as f64).collect()
+        } else if !p.is_float() && !inits.contains_key(&p.name) {
+            let Some(dist) = index_range(f, p.var, &env).map(|(lo, hi)| Dist::RandInt(lo, hi.saturating_add(1))) else {
+                return Err(CliError::Usage(format!(
+                    "adjc cannot make up values for the integer array `{}` (it indexes no array, so no range \
+                     is known): give them with --init {}=randint(lo,hi) or permutation(n), or in an .npz \
+                     archive with --inputs FILE.npz",
+                    p.name, p.name
+                )));
+            };
+            data::fill(&dist, &shape, &mut rng, &p.name)?
         } else {
             let dist = inits.get(&p.name).unwrap_or(&data::DEFAULT_DIST);
             data::fill(dist, &shape, &mut rng, &p.name)?

@@ -1,18 +1,20 @@
 ! The Fortran driver of the make example: the gradients of two Fortran kernels (heat, damp)
-! through the bind(C) interfaces adjc writes (`--fortran-interface`: modules heat_adjc and
-! damp_adjc), each compared in one entry with a central finite difference.
+! through the drop-in wrappers adjc writes (`--fortran-interface`: modules heat_adjc_wrap and
+! damp_adjc_wrap, whose heat_b and damp_b take the routines' own arguments), each compared in
+! one entry with a central finite difference of the ORIGINAL routines (compiled from
+! kernels/ next to the generated code: the wrappers' names do not clash with theirs).
 ! Loss: L = sum(w * outputs), so the seeds are the weights (Tapenade's convention).
 program grad_f
-  use iso_c_binding, only: c_int, c_int64_t, c_double
-  use heat_adjc, only: heat, heat_b
-  use damp_adjc, only: damp, damp_b
+  use heat_adjc_wrap, only: heat_b
+  use damp_adjc_wrap, only: damp_b
   implicit none
-  integer(c_int64_t), parameter :: n = 12, nsteps = 3
+  integer, parameter :: n = 12, nsteps = 3
   integer, parameter :: k = 4
-  real(c_double), parameter :: h = 1d-6
-  real(c_double) :: u0(0:n + 1), u(0:n + 1), u_b(0:n + 1), flux(n), flux_b(n), wu(0:n + 1), wf(n)
-  real(c_double) :: x(n), x_b(n), y0(n), y(n), y_b(n), a, a_b, fd
-  integer :: i, failures
+  real(8), parameter :: h = 1d-6
+  real(8) :: u0(0:n + 1), u(0:n + 1), u_b(0:n + 1), flux(n), flux_b(n), wu(0:n + 1), wf(n)
+  real(8) :: x(n), x_b(n), y0(n), y(n), y_b(n), a, a_b, fd
+  integer :: i, failures, stat
+  external :: heat, damp
 
   failures = 0
   do i = 0, int(n) + 1
@@ -30,7 +32,7 @@ program grad_f
   flux = 0
   u_b = wu
   flux_b = wf
-  if (heat_b(n, nsteps, u, u_b, flux, flux_b) /= 0_c_int) stop 2
+  call heat_b(n, nsteps, u, u_b, flux, flux_b)
   fd = (heat_loss(k, h) - heat_loss(k, -h)) / (2 * h)
   call compare('heat u(4)', u_b(k), fd)
 
@@ -40,7 +42,8 @@ program grad_f
   x_b = 0
   y = y0
   y_b = wf
-  if (damp_b(n, a, a_b, x, x_b, y, y_b) /= 0_c_int) stop 2
+  call damp_b(n, a, a_b, x, x_b, y, y_b, stat=stat)
+  if (stat /= 0) stop 2
   call compare('damp a', a_b, (damp_loss(a + h, 0, 0d0) - damp_loss(a - h, 0, 0d0)) / (2 * h))
   call compare('damp x(4)', x_b(k), (damp_loss(a, k, h) - damp_loss(a, k, -h)) / (2 * h))
 
@@ -52,32 +55,32 @@ program grad_f
 
 contains
 
-  real(c_double) function heat_loss(j, dh)
+  real(8) function heat_loss(j, dh)
     integer, intent(in) :: j
-    real(c_double), intent(in) :: dh
-    real(c_double) :: uu(0:n + 1), ff(n)
+    real(8), intent(in) :: dh
+    real(8) :: uu(0:n + 1), ff(n)
     uu = u0
     uu(j) = uu(j) + dh
     ff = 0
-    if (heat(n, nsteps, uu, ff) /= 0_c_int) stop 2
+    call heat(n, nsteps, uu, ff)
     heat_loss = sum(wu * uu) + sum(wf * ff)
   end function heat_loss
 
-  real(c_double) function damp_loss(aa, j, dh)
-    real(c_double), intent(in) :: aa, dh
+  real(8) function damp_loss(aa, j, dh)
+    real(8), intent(in) :: aa, dh
     integer, intent(in) :: j
-    real(c_double) :: xx(n), yy(n)
+    real(8) :: xx(n), yy(n)
     xx = x
     if (j > 0) xx(j) = xx(j) + dh
     yy = y0
-    if (damp(n, aa, xx, yy) /= 0_c_int) stop 2
+    call damp(n, aa, xx, yy)
     damp_loss = sum(wf * yy)
   end function damp_loss
 
   subroutine compare(what, adjoint, fdiff)
     character(*), intent(in) :: what
-    real(c_double), intent(in) :: adjoint, fdiff
-    real(c_double) :: err
+    real(8), intent(in) :: adjoint, fdiff
+    real(8) :: err
     err = abs(adjoint - fdiff) / max(1d-12, abs(adjoint), abs(fdiff))
     print '(a12, a, f18.12, a, f18.12, a, es8.1)', what, ' adjoint', adjoint, '  finite difference', fdiff, &
       '  relative error', err

@@ -322,7 +322,7 @@ pub enum DimSpec {
     /// `:` or `lower:` (assumed or deferred shape).
     Assumed { lower: Option<Expr> },
     /// `*` or `lower:*`.
-    AssumedSize,
+    AssumedSize { lower: Option<Expr> },
     /// Bounds with more than one colon.
     Malformed(Span),
 }

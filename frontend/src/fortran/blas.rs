@@ -71,7 +71,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                             view.start.push(lo);
                             view.axes.push(d);
                         }
-                        Sub::Range { .. } => return Ok(None),
+                        Sub::Range { .. } | Sub::Vector { .. } => return Ok(None),
                     }
                 }
                 Ok(Some((v, view)))

@@ -14,8 +14,8 @@ pub enum DimSpec<'t> {
     Explicit { lower: Option<&'t Expr>, upper: &'t Expr },
     /// `:` or `lower:` (assumed shape, deferred shape).
     Assumed { lower: Option<&'t Expr> },
-    /// `*`.
-    AssumedSize,
+    /// `*` or `lower:*`.
+    AssumedSize { lower: Option<&'t Expr> },
 }
 
 /// Everything the declarations say about one name.
@@ -83,7 +83,7 @@ pub fn dim_specs(shape: &ast::Shape) -> Result<Vec<DimSpec<'_>>, Diagnostic> {
         dims.push(match d {
             ast::DimSpec::Explicit { lower, upper } => DimSpec::Explicit { lower: lower.as_ref(), upper },
             ast::DimSpec::Assumed { lower } => DimSpec::Assumed { lower: lower.as_ref() },
-            ast::DimSpec::AssumedSize => DimSpec::AssumedSize,
+            ast::DimSpec::AssumedSize { lower } => DimSpec::AssumedSize { lower: lower.as_ref() },
             ast::DimSpec::Malformed(span) => return Err(Diagnostic::error(*span, "malformed array bounds")),
         });
     }

@@ -5,7 +5,7 @@
 //! iteration space of the enclosing array statement. Sections and whole arrays are only
 //! valid in the second case and are indexed `lower + offset * stride` there.
 
-use super::ast::{self, CmpOp, ExprKind as AKind, LogicalOp, UnaryOp};
+use super::ast::{self, CmpOp, ExprKind as AKind, LogicalOp, MathOp, UnaryOp};
 use super::lower::{Binding, Lowerer, MAX_CHAIN, MAX_DEPTH, R};
 use super::scan::ProcKind;
 use crate::sym::{canon, clamp0};
@@ -22,15 +22,46 @@ pub enum Sub {
         hi: Expr,
         st: i64,
     },
+    /// A vector subscript `x(idx)`: element `k` (0-based) of the section is `x(idx(k))`;
+    /// `at` is the subscript's value with `hole` standing for `k`, `count` its length.
+    Vector {
+        at: Expr,
+        hole: VarId,
+        count: Expr,
+    },
+}
+
+/// The stand-in for the position inside a vector subscript (substituted before any
+/// statement is built, so never in the IR): one per axis, far above any real variable.
+fn hole(axis: usize) -> VarId {
+    VarId(u32::MAX - 4096 - axis as u32)
 }
 
 impl Sub {
     /// The number of elements. With a non-unit stride, Fortran's `max(0, (hi - lo + st) /
     /// st)`: a floor division by the stride's magnitude (C's `/` truncates toward zero, and
     /// `(1 - 0) / -2 == 0` would make the empty `y(0:1:-2)` one element long), clamped at 0.
+    /// Whether the subscript is an axis of the section (a range or a vector subscript).
+    pub fn is_section(&self) -> bool {
+        !matches!(self, Sub::Index(_))
+    }
+
+    /// The index at 0-based position `k` of a vector subscript.
+    pub fn vector_at(at: &Expr, hole: VarId, k: &Expr) -> Expr {
+        // Canonical indices inside the loads too: `idx(1 + (j - 1))` reads `idx(j)`.
+        let e = at.substitute(hole, k).rewrite(&mut |x| match x.kind {
+            ExprKind::Load(v, idx) => {
+                Expr { kind: ExprKind::Load(v, idx.iter().map(canon).collect()), ty: x.ty, span: x.span }
+            }
+            _ => x,
+        });
+        canon(&e)
+    }
+
     pub fn count(&self) -> Expr {
         match self {
             Sub::Index(_) => Expr::int(1),
+            Sub::Vector { count, .. } => count.clone(),
             Sub::Range { lo, hi, st: 1 } => canon(&hi.clone().sub(lo.clone()).add(Expr::int(1))),
             Sub::Range { .. } => match self.strided_trips() {
                 t if t.as_int().is_some() => Expr::int(t.as_int().unwrap_or(0).max(0)),
@@ -66,6 +97,18 @@ pub fn promote(a: Expr, b: Expr) -> (Expr, Expr) {
         Scalar::I64
     };
     (a.cast(t), b.cast(t))
+}
+
+/// The kind parameters of `iso_fortran_env` and `iso_c_binding` (gfortran's values).
+fn intrinsic_kind(name: &str) -> Option<i64> {
+    Some(match name {
+        "real32" | "c_float" | "int32" | "c_int" | "c_int32_t" => 4,
+        "real64" | "c_double" | "int64" | "c_int64_t" | "c_long" | "c_long_long" | "c_size_t" => 8,
+        "real128" | "c_long_double" => 16,
+        "int8" | "c_int8_t" | "c_bool" | "c_char" => 1,
+        "int16" | "c_int16_t" | "c_short" => 2,
+        _ => return None,
+    })
 }
 
 impl<'s, 't> Lowerer<'s, 't> {
@@ -148,6 +191,73 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     /// The meaning of a name; undeclared names get implicit types unless `implicit none`.
+    /// A real `parameter` read by an executable statement: its local (see
+    /// `Lowerer::named_constants`), made and initialised at its first use.
+    fn named_constant(&mut self, n: &'t AExpr, value: Expr) -> Expr {
+        let name = self.text(n).to_string();
+        let key = (name.to_ascii_lowercase(), format!("{value:?}"));
+        let ty = value.ty;
+        if let Some(v) = self.constant_vars.get(&key) {
+            return Expr::var(*v, ty);
+        }
+        let decl = self.constant_spans.get(&key).map(|(span, _)| *span).unwrap_or(self.sp(n));
+        // The value as written (`1.0 / 9.0`, `2 * kappa`), when it is plain arithmetic on
+        // literals and other real constants; else the folded value.
+        let written = self.constant_spans.get(&key).and_then(|(_, init)| *init).and_then(|init| self.as_written(init));
+        let value = match written {
+            Some(w) if w.ty == ty => w,
+            _ => value,
+        };
+        let id = self.f.add_var(name, Type::Scalar(ty), VarRole::Local, decl);
+        self.constant_vars.insert(key, id);
+        self.const_inits.push(Stmt::assign(Place::scalar(id), value, decl));
+        Expr::var(id, ty)
+    }
+
+    /// A constant's initial value without folding: `+ - * /`, negation, parentheses, real
+    /// literals and real constants (by name). Integer literals become reals (Fortran's
+    /// mixed arithmetic, exact for those a constant expression holds).
+    fn as_written(&mut self, n: &'t AExpr) -> Option<Expr> {
+        let real = |e: Expr| -> Option<Expr> {
+            match (&e.kind, e.ty) {
+                (_, t) if t.is_float() => Some(e),
+                (ExprKind::Const(Literal::Int(v)), Scalar::I64) => Some(Expr::float(*v as f64, Scalar::F64)),
+                _ => None,
+            }
+        };
+        match &n.kind {
+            AKind::Number(_) => real(self.number(n).ok()?),
+            AKind::Paren(inner) => self.as_written(inner),
+            AKind::Name(_) => match self.lookup(n).ok()? {
+                Binding::Const(e) if e.ty.is_float() && e.vars().is_empty() => Some(self.named_constant(n, e)),
+                Binding::Const(e) => real(e),
+                Binding::Var(_) => None,
+            },
+            AKind::Unary { op: UnaryOp::Neg, operand } => {
+                let x = self.as_written(operand)?;
+                let ty = x.ty;
+                Some(Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(x)), ty, span: Span::NONE })
+            }
+            AKind::Math { op, lhs, rhs } => {
+                let op = match op {
+                    MathOp::Add => BinOp::Add,
+                    MathOp::Sub => BinOp::Sub,
+                    MathOp::Mul => BinOp::Mul,
+                    MathOp::Div => BinOp::Div,
+                    _ => return None,
+                };
+                let (x, y) = (self.as_written(lhs)?, self.as_written(rhs)?);
+                let ty = if x.ty == Scalar::F64 || y.ty == Scalar::F64 { Scalar::F64 } else { x.ty };
+                Some(Expr {
+                    kind: ExprKind::Binary(op, Box::new(x.cast(ty)), Box::new(y.cast(ty))),
+                    ty,
+                    span: Span::NONE,
+                })
+            }
+            _ => None,
+        }
+    }
+
     pub fn lookup(&mut self, n: &'t AExpr) -> R<Binding> {
         let key = self.text(n).to_ascii_lowercase();
         if let Some((_, v)) = self.loops.iter().rev().find(|(name, _)| *name == key) {
@@ -172,6 +282,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                 "adjc passes module scalars and arrays with constant bounds; pass this one as an argument",
             ));
         }
+        // The kind constants of the intrinsic modules (`use iso_fortran_env, only: real64`,
+        // `integer, parameter :: dp = real64`), by value.
+        if let Some(k) = intrinsic_kind(&key) {
+            return Ok(Binding::Const(Expr::int(k)));
+        }
         if self.implicit_none {
             return Err(self
                 .err(n, format!("`{}` has no type declaration", self.text(n)))
@@ -190,6 +305,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             AKind::Bool(b) => Ok(Expr::boolean(*b)),
             AKind::Paren(inner) => self.expr(inner, el),
             AKind::Name(_) => match self.lookup(n)? {
+                Binding::Const(e) if self.named_constants && e.ty.is_float() && e.vars().is_empty() => {
+                    Ok(self.named_constant(n, e))
+                }
                 Binding::Const(e) => Ok(e),
                 Binding::Var(v) => self.whole(n, v, el),
             },
@@ -302,7 +420,12 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     fn number(&mut self, n: &'t AExpr) -> R<Expr> {
-        let t = self.text(n).to_ascii_lowercase();
+        // As spelled in the node (a node the parser makes, such as an enumerator's `+ 1`,
+        // has no text of its own at its span).
+        let t = match &n.kind {
+            AKind::Number(spelled) => spelled.to_ascii_lowercase(),
+            _ => self.text(n).to_ascii_lowercase(),
+        };
         let (body, kind) = match t.split_once('_') {
             Some((b, k)) => (b.to_string(), Some(k.to_string())),
             None => (t.clone(), None),
@@ -457,8 +580,22 @@ impl<'s, 't> Lowerer<'s, 't> {
             } else if let AKind::Keyword { .. } = a.kind {
                 return Err(self.err(a, "keyword arguments are not valid in an array reference"));
             } else {
-                if self.shape_of(a)?.is_some() {
-                    return Err(self.err(a, "vector subscripts (indexing with an array) are not supported"));
+                if let Some(shape) = self.shape_of(a)? {
+                    if shape.len() != 1 {
+                        return Err(self
+                            .err(
+                                a,
+                                format!("a vector subscript must be a rank-1 array, this one has rank {}", shape.len()),
+                            )
+                            .with_help("index with a rank-1 integer array (`x(idx)`) or with `idx(i)` inside a loop"));
+                    }
+                    let h = hole(subs.len());
+                    let at = self.expr(a, Some(&[Expr::var(h, Scalar::I64)]))?;
+                    if at.ty != Scalar::I64 {
+                        return Err(self.err(a, "a vector subscript must be an integer array"));
+                    }
+                    subs.push(Sub::Vector { at, hole: h, count: shape[0].clone() });
+                    continue;
                 }
                 subs.push(Sub::Index(self.int_expr(a)?));
             }
@@ -469,7 +606,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// `var(args)` at element `el` of the enclosing array expression.
     fn element(&mut self, n: &'t AExpr, var: VarId, args: &'t [AExpr], el: Option<&[Expr]>) -> R<Expr> {
         let subs = self.subscripts(n, var, args)?;
-        let ranges = subs.iter().filter(|s| matches!(s, Sub::Range { .. })).count();
+        let ranges = subs.iter().filter(|s| s.is_section()).count();
         let off = match el {
             _ if ranges == 0 => &[][..],
             Some(off) if off.len() == ranges => off,
@@ -489,6 +626,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let o = off[k].clone();
                     k += 1;
                     canon(&lo.add(o.mul(Expr::int(st))))
+                }
+                Sub::Vector { at, hole, .. } => {
+                    let o = off[k].clone();
+                    k += 1;
+                    Sub::vector_at(&at, hole, &o)
                 }
             });
         }
@@ -548,8 +690,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     if let Binding::Var(v) = self.lookup(callee)? {
                         if self.f.var(v).ty.is_array() {
                             let subs = self.subscripts(n, v, args)?;
-                            let shape: Vec<Expr> =
-                                subs.iter().filter(|s| matches!(s, Sub::Range { .. })).map(Sub::count).collect();
+                            let shape: Vec<Expr> = subs.iter().filter(|s| s.is_section()).map(Sub::count).collect();
                             return Ok(if shape.is_empty() { None } else { Some(shape) });
                         }
                     }

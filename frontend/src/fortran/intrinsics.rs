@@ -113,11 +113,36 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
                 Ok(acc)
             }
+            "aint" | "dint" | "anint" | "dnint" => {
+                self.nargs(n, name, args, 1, 1)?;
+                let x = self.float_arg(&args[0], el)?;
+                Ok(if name.ends_with("nint") { rounded(x) } else { truncated(x) })
+            }
+            "dim" | "ddim" | "idim" => {
+                // max(x - y, 0)
+                self.nargs(n, name, args, 2, 2)?;
+                let (x, y) = promote(self.expr(&args[0], el)?, self.expr(&args[1], el)?);
+                let t = x.ty;
+                let zero = if t == Scalar::I64 { Expr::int(0) } else { Expr::float(0.0, t) };
+                Ok(Expr::call(Intrinsic::Max, vec![x.sub(y), zero], t))
+            }
+            "hypot" => {
+                self.nargs(n, name, args, 2, 2)?;
+                let (x, y) = promote(self.float_arg(&args[0], el)?, self.float_arg(&args[1], el)?);
+                let t = x.ty;
+                Ok(Expr::call(Intrinsic::Sqrt, vec![x.clone().mul(x).add(y.clone().mul(y))], t))
+            }
             "mod" | "modulo" => {
                 self.nargs(n, name, args, 2, 2)?;
                 let (a, b) = promote(self.expr(&args[0], el)?, self.expr(&args[1], el)?);
                 if a.ty != Scalar::I64 {
-                    return Err(self.err(n, format!("`{name}` of real numbers is not supported yet")));
+                    // a - aint(a / b) * b (`mod`, the sign of a) or a - floor(a / b) * b
+                    // (`modulo`, the sign of b): the rounded quotient is piecewise constant,
+                    // so the derivatives are 1 and -aint(a / b) (or -floor).
+                    let t = a.ty;
+                    let q = a.clone().div(b.clone());
+                    let whole = if name == "modulo" { Expr::call(Intrinsic::Floor, vec![q], t) } else { truncated(q) };
+                    return Ok(a.sub(whole.mul(b)));
                 }
                 if b.as_int() == Some(0) {
                     return Err(self.err(n, "`mod` by zero"));
@@ -267,8 +292,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                 if self.absent.contains(&key) {
                     return Ok(Expr::boolean(false));
                 }
+                // A text argument passed to the call is present (the C has no text).
                 match self.names.get(&key) {
                     Some(_) => Ok(Expr::boolean(true)),
+                    None if self.text_names.contains(&key) => Ok(Expr::boolean(true)),
                     None => Err(self.err(&args[0], format!("`{key}` is not an argument here"))),
                 }
             }
@@ -496,4 +523,19 @@ impl<'s, 't> Lowerer<'s, 't> {
         }));
         Ok(Expr::var(acc, t))
     }
+}
+
+/// `aint(x)`: `x` rounded toward zero, as `sign(floor(|x|), x)`.
+fn truncated(x: Expr) -> Expr {
+    let t = x.ty;
+    let magnitude = Expr::call(Intrinsic::Floor, vec![Expr::call(Intrinsic::Abs, vec![x.clone()], t)], t);
+    Expr::call(Intrinsic::Sign, vec![magnitude, x], t)
+}
+
+/// `anint(x)`: `x` rounded to the nearest whole number, halves away from zero, as
+/// `sign(floor(|x| + 0.5), x)`.
+fn rounded(x: Expr) -> Expr {
+    let t = x.ty;
+    let half = Expr::call(Intrinsic::Abs, vec![x.clone()], t).add(Expr::float(0.5, t));
+    Expr::call(Intrinsic::Sign, vec![Expr::call(Intrinsic::Floor, vec![half], t), x], t)
 }

@@ -41,6 +41,17 @@ pub struct Lowerer<'s, 't> {
     /// whether the next expression entered is one.
     pub chain: usize,
     pub chain_link: bool,
+    /// Real `parameter` constants read by executable statements keep their names: each
+    /// becomes a local assigned its value at the top of the function (`const_inits`), so
+    /// the C reads `kappa * u[i]`, not `0.01 * u[i]` (off in specification parts, whose
+    /// expressions must fold to literals).
+    pub named_constants: bool,
+    /// The local of each named constant, by (lower-case name, value): a callee's constant
+    /// of the same name and value is the same local.
+    pub constant_vars: BTreeMap<(String, String), VarId>,
+    pub const_inits: Vec<Stmt>,
+    /// Where each constant is declared and its initial value, by the key of `constant_vars`.
+    pub constant_spans: BTreeMap<(String, String), (Span, Option<&'t AExpr>)>,
     /// How many maps (array statements, parallel reductions) enclose the statements
     /// being emitted: reductions inside them become sequential loops.
     pub map_depth: usize,
@@ -151,8 +162,13 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         labels_seen: BTreeSet::new(),
         text_names: BTreeSet::new(),
         text_dummies: Vec::new(),
+        named_constants: false,
+        constant_vars: BTreeMap::new(),
+        const_inits: Vec::new(),
+        constant_spans: BTreeMap::new(),
     };
     let stmts = lw.declare(proc)?;
+    lw.named_constants = true;
     lw.body_with_returns(stmts)?;
     lw.finish()
 }
@@ -405,7 +421,15 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// Local variables (those not bound yet); then the shapes of `array_syms` and of the
     /// local arrays, which are allocated at the top of the function.
-    pub fn declare_locals(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+    pub fn declare_locals(&mut self, spec: &Spec<'t>, array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
+        // Bounds, initial values and DATA need literals: constants by value here.
+        let named = std::mem::replace(&mut self.named_constants, false);
+        let result = self.declare_locals_literal(spec, array_syms);
+        self.named_constants = named;
+        result
+    }
+
+    fn declare_locals_literal(&mut self, spec: &Spec<'t>, mut array_syms: Vec<(VarId, decl::Sym<'t>)>) -> R<()> {
         self.bind_commons(spec)?;
         let mut with_init = Vec::new();
         for (key, sym) in &spec.local {
@@ -611,10 +635,20 @@ impl<'s, 't> Lowerer<'s, 't> {
         while !pending.is_empty() {
             let mut left = Vec::new();
             let mut last_err = None;
+            let waiting: Vec<String> = pending.iter().map(|s| s.name.to_ascii_lowercase()).collect();
             for sym in pending.iter().copied() {
                 let Some(init) = sym.init else {
                     return Err(Diagnostic::error(sym.span, format!("the constant `{}` has no value", sym.name)));
                 };
+                // A constant naming one not evaluated yet (`PARAMETER (M = N)` before `N`'s
+                // turn) waits for it: without `implicit none` the name would otherwise read as
+                // an implicitly typed variable and the value as not constant.
+                let own = sym.name.to_ascii_lowercase();
+                if init.names().iter().any(|n| *n != own && waiting.contains(n)) {
+                    left.push(sym);
+                    last_err = Some(self.err(init, format!("the value of `{}` is not a constant", sym.name)));
+                    continue;
+                }
                 match self.expr(init, None) {
                     Ok(e) => {
                         if !e.vars().is_empty() {
@@ -633,7 +667,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                         if sym.dims.is_some() {
                             return Err(Diagnostic::error(sym.span, "array constants are not supported"));
                         }
-                        self.names.insert(sym.name.to_ascii_lowercase(), Binding::Const(e.cast(ty)));
+                        let value = e.cast(ty);
+                        let key = (sym.name.to_ascii_lowercase(), format!("{value:?}"));
+                        self.constant_spans.insert(key, (sym.span, sym.init));
+                        self.names.insert(sym.name.to_ascii_lowercase(), Binding::Const(value));
                     }
                     Err(d) => {
                         left.push(sym);
@@ -739,7 +776,19 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let extent = crate::sym::canon(&hi.sub(lo.clone()).add(Expr::int(1)));
                     dims.push(Dim { lower: crate::sym::canon(&lo), extent });
                 }
-                DimSpec::Assumed { lower } => {
+                DimSpec::AssumedSize { .. } if !(is_entry_dummy && caller.is_none()) => {
+                    return Err(Diagnostic::error(
+                        sym.span,
+                        format!("assumed-size array `{}` (`*`) in a called routine is not supported", sym.name),
+                    )
+                    .with_help(format!(
+                        "declare its extents from integer arguments, e.g. `{}(n)` (the routine differentiated \
+                         may take `*`: its extent becomes a size parameter)",
+                        sym.name
+                    )))
+                }
+                DimSpec::Assumed { lower } | DimSpec::AssumedSize { lower } => {
+                    let assumed_size = matches!(d, DimSpec::AssumedSize { .. });
                     let lo = self.bound(sym, lower)?;
                     let extent = match caller.and_then(|c| c.get(k)) {
                         Some(cd) => cd.extent.clone(),
@@ -757,7 +806,12 @@ impl<'s, 't> Lowerer<'s, 't> {
                                 base
                             };
                             let v = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Size, sym.span);
-                            self.sizes.push((v, format!("extent {} of `{}` (assumed shape)", k + 1, sym.name)));
+                            let what = if assumed_size {
+                                "assumed size: the elements the caller's array holds along it"
+                            } else {
+                                "assumed shape"
+                            };
+                            self.sizes.push((v, format!("extent {} of `{}` ({what})", k + 1, sym.name)));
                             Expr::var(v, Scalar::I64)
                         }
                         None if caller.is_some() => {
@@ -775,13 +829,6 @@ impl<'s, 't> Lowerer<'s, 't> {
                         }
                     };
                     dims.push(Dim { lower: crate::sym::canon(&lo), extent });
-                }
-                DimSpec::AssumedSize => {
-                    return Err(Diagnostic::error(
-                        sym.span,
-                        format!("assumed-size array `{}` (`*`) is not supported", sym.name),
-                    )
-                    .with_help(format!("declare its extents from integer arguments, e.g. `{}(n)`", sym.name)))
                 }
             }
         }
@@ -889,7 +936,8 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     fn finish(mut self) -> R<(Function, super::state::FortranState)> {
-        let mut body = self.blocks.pop().unwrap_or_default();
+        let mut body = std::mem::take(&mut self.const_inits);
+        body.extend(self.blocks.pop().unwrap_or_default());
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));
         }

@@ -62,6 +62,7 @@ impl<'s> Parser<'s> {
                 "variable_declaration" => items.push(ModuleItem::Decl(self.decl(c))),
                 "internal_procedures" => items.push(ModuleItem::Contains(self.contained(c))),
                 "derived_type_definition" => items.push(ModuleItem::TypeDef(self.type_def(c))),
+                "enum" => items.push(ModuleItem::Decl(self.enumerators(c))),
                 _ => {}
             }
         }
@@ -138,6 +139,7 @@ impl<'s> Parser<'s> {
                 "data_statement" => SpecKind::Data(self.data_sets(c)),
                 "include_statement" => SpecKind::Include,
                 "derived_type_definition" => SpecKind::TypeDef(self.type_def(c)),
+                "enum" if in_spec => SpecKind::Decl(self.enumerators(c)),
                 "interface" => SpecKind::Interface,
                 _ => {
                     in_spec = false;
@@ -187,6 +189,49 @@ impl<'s> Parser<'s> {
             }
         }
         defs
+    }
+
+    /// `enum, bind(c); enumerator :: a = 1, b; end enum`: C-style enumerators, read as
+    /// `integer, parameter :: a = 1, b = a + 1` (the first is 0 unless given).
+    fn enumerators(&mut self, n: Node) -> Decl {
+        let span = self.sp(n);
+        let mut entities = Vec::new();
+        let mut previous: Option<(String, Span)> = None;
+        for stmt in named(n).into_iter().filter(|c| c.kind() == "enumerator_statement") {
+            for d in named(stmt) {
+                let (name_node, value) = match d.kind() {
+                    "identifier" => (d, None),
+                    _ => {
+                        let kids = named(d);
+                        match (kids.first(), kids.get(1)) {
+                            (Some(name), Some(value)) if name.kind() == "identifier" => (*name, Some(*value)),
+                            _ => continue,
+                        }
+                    }
+                };
+                let name = self.text(name_node).to_string();
+                let at = self.sp(name_node);
+                let init = match (value, &previous) {
+                    (Some(v), _) => self.expr(v),
+                    (None, None) => self.new_expr(at, ExprKind::Number("0".into())),
+                    (None, Some((prev, prev_at))) => {
+                        let lhs = self.new_expr(*prev_at, ExprKind::Name(prev.clone()));
+                        let rhs = self.new_expr(at, ExprKind::Number("1".into()));
+                        self.new_expr(at, ExprKind::Math { op: MathOp::Add, lhs: Box::new(lhs), rhs: Box::new(rhs) })
+                    }
+                };
+                previous = Some((name.clone(), at));
+                entities.push(Entity { name, span: at, shape: None, init: Some(init) });
+            }
+        }
+        Decl {
+            span,
+            parts: vec![
+                DeclPart::Type(TypeSpec::Intrinsic { span, base: "integer".into(), kind: None }),
+                DeclPart::Attr(Attr { span, kind: AttrKind::Parameter }),
+            ],
+            entities,
+        }
     }
 
     fn use_stmt(&self, n: Node) -> Use {
@@ -324,13 +369,14 @@ impl<'s> Parser<'s> {
         let mut dims = Vec::new();
         for d in named(list) {
             if self.text(d).trim() == "*" || d.kind() == "assumed_size" {
-                dims.push(DimSpec::AssumedSize);
+                dims.push(DimSpec::AssumedSize { lower: None });
             } else if d.kind() == "extent_specifier" {
                 let parts = colon_parts(d);
                 match (parts.first().copied().flatten(), parts.get(1).copied().flatten()) {
                     (lower, Some(upper)) if parts.len() == 2 => {
                         if self.text(upper).trim() == "*" {
-                            dims.push(DimSpec::AssumedSize);
+                            let lower = lower.map(|l| self.expr(l));
+                            dims.push(DimSpec::AssumedSize { lower });
                         } else {
                             let lower = lower.map(|l| self.expr(l));
                             dims.push(DimSpec::Explicit { lower, upper: self.expr(upper) });

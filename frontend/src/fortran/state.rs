@@ -203,7 +203,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         let elem = self.scalar_type(sym)?;
         let id = self.f.add_var(name, Type::Scalar(elem), VarRole::Param, sym.span);
         if sym.dims.is_some() {
-            let dims = self.array_dims(sym, None)?;
+            let mut dims = self.array_dims(sym, None)?;
+            // Bounds that are constant expressions (`u(0:IMAXP)` with `IMAXP = IMAX/2*2`, as
+            // NAS's header.h declares its COMMON fields) are folded to their values.
+            for d in &mut dims {
+                for e in [&mut d.lower, &mut d.extent] {
+                    if let (None, Some(v)) = (e.as_int(), eval::eval_int(e, &|_| None)) {
+                        *e = Expr::int(v);
+                    }
+                }
+            }
             if dims.iter().any(|d| d.lower.as_int().is_none() || d.extent.as_int().is_none()) {
                 return Err(Diagnostic::error(
                     sym.span,

@@ -198,7 +198,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 })
                 .collect(),
         };
-        let counts: Vec<Expr> = subs.iter().filter(|s| matches!(s, Sub::Range { .. })).map(Sub::count).collect();
+        let counts: Vec<Expr> = subs.iter().filter(|s| s.is_section()).map(Sub::count).collect();
         let rhs_shape = self.shape_of(rhs)?;
         if let Some((m, _)) = mask {
             match self.shape_of(m)? {
@@ -216,10 +216,16 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(rhs, "an array value is assigned to one element")
                     .with_help("assign to a section of the same shape"));
             }
-            let index = subs.into_iter().map(|s| if let Sub::Index(e) = s { e } else { Expr::int(0) }).collect();
+            let index: Vec<Expr> =
+                subs.into_iter().map(|s| if let Sub::Index(e) = s { e } else { Expr::int(0) }).collect();
             let value = self.expr(rhs, None)?;
             let value = self.convert(rhs, value, ty.elem())?;
-            self.emit(StmtKind::Assign { target: Place::element(var, index), value });
+            let target = Place::element(var, index);
+            if let Some(term) = scatter_term(&target, &value) {
+                self.emit(StmtKind::Accumulate { target, op: AccOp::Add, value: term, shared: false });
+                return Ok(());
+            }
+            self.emit(StmtKind::Assign { target, value });
             return Ok(());
         }
         if let Some(s) = &rhs_shape {
@@ -258,6 +264,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .with_help("write the function on scalars, or call it outside array expressions"));
         }
         let elem = self.f.var(var).ty.elem();
+        let vector = subs.iter().any(|s| matches!(s, Sub::Vector { .. }));
         let mut dims = Vec::new();
         let mut offs = Vec::new();
         let mut index = Vec::new();
@@ -265,6 +272,15 @@ impl<'s, 't> Lowerer<'s, 't> {
         for s in subs {
             match s {
                 Sub::Index(e) => index.push(e.clone()),
+                Sub::Vector { at, hole, count } => {
+                    let name = self.index_name(&taken);
+                    taken.push(name.clone());
+                    let id = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Index, span);
+                    let iv = Expr::var(id, Scalar::I64);
+                    dims.push(MapDim { var: id, start: Expr::int(0), stop: count.clone() });
+                    offs.push(iv.clone());
+                    index.push(Sub::vector_at(at, *hole, &iv));
+                }
                 Sub::Range { lo, hi, st } => {
                     let name = self.index_name(&taken);
                     taken.push(name.clone());
@@ -325,7 +341,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             })
         });
         if !overlap {
-            self.emit(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
+            self.emit_section_nest(dims, body, vector);
             return Ok(());
         }
         // Fortran evaluates the whole right-hand side first: compute into a temporary of
@@ -349,7 +365,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             }
             _ => {}
         }
-        self.emit(StmtKind::Map(Map { id: MapId::NEW, dims: dims.clone(), body }));
+        self.emit_section_nest(dims.clone(), body, vector);
         let mut dims2 = Vec::new();
         let mut index2 = index.clone();
         for d in &dims {
@@ -364,8 +380,29 @@ impl<'s, 't> Lowerer<'s, 't> {
             span,
         )
         .with_note(format!("copy from the temporary (the right-hand side reads `{}`)", self.f.var(var).name));
-        self.emit(StmtKind::Map(Map { id: MapId::NEW, dims: dims2, body: vec![copy] }));
+        self.emit_section_nest(dims2, vec![copy], vector);
         Ok(())
+    }
+
+    /// The loop nest of an array assignment: a map, or with a vector subscript on the left
+    /// (`x(idx) = v`) sequential loops, since nothing proves the indices distinct (Fortran
+    /// forbids repeated ones there, but a wrong program must not become a data race).
+    fn emit_section_nest(&mut self, dims: Vec<MapDim>, body: Block, vector: bool) {
+        if !vector {
+            self.emit(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
+            return;
+        }
+        let span = self.span;
+        let mut body = body;
+        for d in dims.into_iter().rev() {
+            let l = Loop { id: LoopId::NEW, var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
+            body = vec![Stmt::new(StmtKind::Loop(l), span)];
+        }
+        for s in body {
+            if let StmtKind::Loop(l) = s.kind {
+                self.emit(StmtKind::Loop(l));
+            }
+        }
     }
 
     fn do_loop(&mut self, d: &'t ast::DoLoop) -> R<()> {
@@ -813,3 +850,31 @@ fn only_hooks(b: &ast::IfBlock) -> bool {
 /// Calls that measure or trace the run and do not change the math.
 const TIMERS_AND_HOOKS: [&str; 8] =
     ["cpu_time", "system_clock", "date_and_time", "dr_hook", "timer_start", "timer_stop", "timer_clear", "timer_read"];
+
+/// `r(cell(e, 1)) = r(cell(e, 1)) - f` through an index array: an accumulation of `-f` (as
+/// Python's `-=`), so a loop of them may run in parallel with atomic updates and the adjoint
+/// needs no old value of the target. The term added, when `value` is the target plus or
+/// minus something that does not read the target's array.
+fn scatter_term(target: &Place, value: &Expr) -> Option<Expr> {
+    let mut indirect = false;
+    for i in &target.index {
+        i.walk(&mut |x| indirect |= matches!(x.kind, ExprKind::Load(..)));
+    }
+    if !indirect || !value.ty.is_float() {
+        return None;
+    }
+    let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) = &value.kind else { return None };
+    let is_target = |e: &Expr| matches!(&e.kind, ExprKind::Load(v, idx) if *v == target.var && adjc_ir::proc::eq::same_index(idx, &target.index));
+    let term = if is_target(a) {
+        if *op == BinOp::Add {
+            (**b).clone()
+        } else {
+            (**b).clone().neg()
+        }
+    } else if *op == BinOp::Add && is_target(b) {
+        (**a).clone()
+    } else {
+        return None;
+    };
+    (!term.mentions(target.var)).then_some(term)
+}

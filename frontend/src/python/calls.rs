@@ -48,6 +48,9 @@ impl Lowerer<'_> {
             }
         }
         if let Some(q) = self.resolve_name(func) {
+            if q == "numpy.add.at" {
+                return self.add_at(e, args, kwargs);
+            }
             return self.np_call(&q, e, func, args, kwargs);
         }
         if let ExKind::Attr(obj, meth) = &func.kind {
@@ -62,6 +65,40 @@ impl Lowerer<'_> {
                 if helpers.is_empty() { "none".to_string() } else { helpers.join(", ") }
             ),
         ))
+    }
+
+    /// `np.add.at(x, idx, v)`: every term of `v` added into `x[idx]`, repeated indices
+    /// included (unlike `x[idx] += v`, which adds once per distinct index).
+    fn add_at(&mut self, e: &Ex, args: &[Ex], kwargs: &[(String, Ex)]) -> R<Val> {
+        self.arity(e, args, 3, 3)?;
+        self.check_kwargs(e, kwargs, &[])?;
+        let arr = match self.eval(&args[0])? {
+            Val::Array(a) if a.view => a,
+            _ => {
+                return Err(self.err_help(
+                    args[0].span,
+                    format!("`np.add.at` updates an array variable in place; `{}` is not one", args[0].text),
+                    "pass the array to update as the first argument",
+                ))
+            }
+        };
+        let items: Vec<Ex> = match &args[1].kind {
+            ExKind::Tuple(items) => items.clone(),
+            _ => vec![args[1].clone()],
+        };
+        let its = self.eval_items(&items, false)?;
+        let dest = index(&arr, &its, self).map_err(|m| self.err(args[1].span, m))?;
+        let dest = Arr { view: true, text: format!("{}[{}]", args[0].text, args[1].text), ..dest };
+        if dest.rank() == 0 {
+            return Err(self.err_help(
+                args[1].span,
+                "`np.add.at` with a single element is not supported",
+                "write `x[i] += v`",
+            ));
+        }
+        let v = self.eval(&args[2])?;
+        self.store_fancy(&dest, v, Some(BinOpAst::Add), &args[2].text, true)?;
+        Ok(Val::None)
     }
 
     fn builtin(&mut self, n: &str, e: &Ex, args: &[Ex], kwargs: &[(String, Ex)]) -> R<Option<Val>> {

@@ -348,11 +348,20 @@ impl Lowerer<'_> {
                                 ));
                             }
                         }
+                        Val::Array(a) if a.elem == Scalar::I64 && a.rank() >= 1 => {
+                            out.push(Item::Fancy(Arr { text: it.text.clone(), ..a }));
+                        }
+                        Val::Deferred(d) if d.elem == Scalar::I64 && !d.shape.is_empty() => {
+                            let a = self.array_of(Val::Deferred(d), it)?;
+                            out.push(Item::Fancy(Arr { text: it.text.clone(), ..a }));
+                        }
                         Val::Array(_) | Val::Deferred(_) => {
                             return Err(self.err_help(
                                 it.span,
-                                format!("indexing with the integer array `{}` is not supported", it.text),
-                                "index with integers and slices; integer-array (fancy) indexing is not supported",
+                                format!("indexing with the float array `{}` is not supported", it.text),
+                                "index with integers, slices, integer arrays or a boolean mask (as an assignment \
+                                 target); an index parameter needs an integer type: `idx: \"int64[K]\"` or \
+                                 --arg 'idx: int64[K]'",
                             ))
                         }
                         Val::Tuple(_) => {

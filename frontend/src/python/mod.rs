@@ -20,8 +20,12 @@
 //! `einsum`; `@` also on stacks of matrices): library calls (gemm, gemv, dot, ger on views,
 //! see `blas`) where the whole pipeline takes them, loops otherwise.
 //!
+//! Integer-array (fancy) indexing `x[idx]`, `A[rows, cols]`, `A[:, idx]` is a gather in the
+//! element template (`value::Item::Fancy`); stores through it (`x[idx] = v`, `x[idx] += v`,
+//! `np.add.at`) are sequential loops with NumPy's order (`store::store_fancy`).
+//!
 //! Not supported (diagnosed): `while`, `break`, `continue`, comprehensions, lambdas,
-//! classes, `*args`/`**kwargs`, `global`, `with`, `try`, integer-array indexing,
+//! classes, `*args`/`**kwargs`, `global`, `with`, `try`, indexing with float arrays,
 //! boolean masks outside assignment targets, early `return`, shapes that
 //! depend on loop variables (for arrays the source creates; temporaries use bounds).
 

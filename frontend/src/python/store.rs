@@ -233,6 +233,9 @@ impl Lowerer<'_> {
         }
         let dest = index(&arr, &its, self).map_err(|m| self.err(target.span, m))?;
         let dest = Arr { view: true, text: target.text.clone(), ..dest };
+        if its.iter().any(|i| matches!(i, Item::Fancy(_))) {
+            return self.store_fancy(&dest, v, aug, rhs_text, false);
+        }
         if dest.rank() > 0 {
             return self.store_view(&dest, v, aug, rhs_text);
         }
@@ -258,6 +261,13 @@ impl Lowerer<'_> {
             Some(BinOpAst::Add) => {
                 StmtKind::Accumulate { target: place, op: AccOp::Add, value: ops::cast(sv, elem).e, shared: false }
             }
+            // A scatter `flux[cell[e]] -= f` is an accumulation (of `-f`), as `+=` is: a
+            // loop of them may run in parallel with atomic updates (`parallelize`), and
+            // the adjoint needs no old value of the target.
+            Some(BinOpAst::Sub) if elem.is_float() && indirect(&place) => {
+                let value = ops::cast(sv, elem).e.neg();
+                StmtKind::Accumulate { target: place, op: AccOp::Add, value, shared: false }
+            }
             Some(op) => {
                 let cur = SVal::strong(place.to_expr(elem));
                 let r = ops::arith(op, cur, sv).map_err(|m| self.err(span, m))?;
@@ -265,6 +275,85 @@ impl Lowerer<'_> {
             }
         };
         self.emit_kind(kind);
+        Ok(())
+    }
+
+    /// `x[idx] = v`, `x[idx] op= v` (NumPy's semantics: the whole right-hand side, `x[idx]`
+    /// of `op=` included, is evaluated before anything is stored, then stored in index
+    /// order, so of repeated indices the last write wins and `x[idx] += v` adds once), and
+    /// with `accumulate_all`, `np.add.at(x, idx, v)` (every term added). `dest` is the
+    /// target indexed with integer arrays.
+    ///
+    /// The stores are a *sequential* loop nest: with repeated indices the iterations are
+    /// not independent (the last writer wins), and whether an index repeats is known only
+    /// at run time. `parallelize` may still run an `np.add.at` loop with atomic updates:
+    /// it sees an accumulation through an unknown index.
+    pub fn store_fancy(
+        &mut self,
+        dest: &Arr,
+        v: Val,
+        aug: Option<BinOpAst>,
+        rhs_text: &str,
+        accumulate_all: bool,
+    ) -> R<()> {
+        let Some(dvar) = dest.view_var() else {
+            return Err(self.err(self.span, format!("cannot assign to `{}`: it is not an array variable", dest.text)));
+        };
+        let v = match v {
+            Val::Deferred(d) => self.force(*d)?,
+            other => other,
+        };
+        let rhs_ex = Ex { kind: ExKind::NoneLit, span: self.span, text: rhs_text.to_string() };
+        let rhs = match self.operand(v, &rhs_ex)? {
+            super::expr::Operand::S(sv) => sv.e,
+            super::expr::Operand::A(a) => self.broadcast_to(dest, &a, rhs_text)?,
+        };
+        let span = self.span;
+        let value = match aug {
+            None => rhs,
+            Some(BinOpAst::Add) if accumulate_all => rhs,
+            Some(op) => {
+                let cur = SVal::strong(dest.tmpl.clone());
+                ops::arith(op, cur, SVal::strong(rhs)).map_err(|m| self.err(span, m))?.e
+            }
+        };
+        let value = ops::cast(SVal::strong(value), dest.elem).e;
+        let rank = dest.rank();
+        if accumulate_all || !value.mentions(dvar) {
+            let (dims, idx) = self.map_dims(dest);
+            let place = self.place_of(dest, &idx);
+            self.pop_names(rank);
+            let place = place?;
+            let val = subst_ph(&value, &|d| idx.get(d).cloned().unwrap_or_else(|| Expr::int(0)));
+            let kind = if accumulate_all {
+                StmtKind::Accumulate { target: place, op: AccOp::Add, value: val, shared: false }
+            } else {
+                StmtKind::Assign { target: place, value: val }
+            };
+            for s in loop_nest(dims, vec![Stmt::new(kind, span)], span) {
+                self.emit(s);
+            }
+            return Ok(());
+        }
+        // The value reads the target: all of it first, into a temporary (a parallel map),
+        // then the stores in order.
+        let base = self.f.var(dvar).name.clone();
+        let tname = self.fresh_temp(&format!("{base}_tmp"));
+        let t = self.new_array(&tname, dest.elem, &dest.shape.clone(), &dest.bounds.clone(), VarRole::Temp)?;
+        let Some(tvar) = t.view_var() else { return Err(self.err(span, "internal: temporary is not an array")) };
+        let (dims, idx) = self.map_dims(dest);
+        let val = subst_ph(&value, &|d| idx.get(d).cloned().unwrap_or_else(|| Expr::int(0)));
+        let first = Stmt::new(StmtKind::Assign { target: Place::element(tvar, idx.clone()), value: val }, span);
+        self.pop_names(rank);
+        self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![first] }));
+        let (dims, idx) = self.map_dims(dest);
+        let place = self.place_of(dest, &idx);
+        self.pop_names(rank);
+        let place = place?;
+        let store = Stmt::new(StmtKind::Assign { target: place, value: Expr::load(tvar, idx, dest.elem) }, span);
+        for s in loop_nest(dims, vec![store], span) {
+            self.emit(s);
+        }
         Ok(())
     }
 
@@ -334,4 +423,23 @@ impl Lowerer<'_> {
         self.emit_kind(StmtKind::Map(Map { id: MapId::NEW, dims, body }));
         Ok(())
     }
+}
+
+/// Whether an index of `place` reads an array (an indirect access through an index array).
+pub fn indirect(place: &Place) -> bool {
+    let mut found = false;
+    for i in &place.index {
+        i.walk(&mut |x| found |= matches!(x.kind, ExprKind::Load(..)));
+    }
+    found
+}
+
+/// Sequential loops over `dims` (outermost first) around `body`.
+fn loop_nest(dims: Vec<MapDim>, body: Vec<Stmt>, span: Span) -> Vec<Stmt> {
+    let mut body = body;
+    for d in dims.into_iter().rev() {
+        let l = Loop { id: LoopId::NEW, var: d.var, start: d.start, stop: d.stop, step: Expr::int(1), body };
+        body = vec![Stmt::new(StmtKind::Loop(l), span)];
+    }
+    body
 }

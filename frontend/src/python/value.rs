@@ -215,6 +215,10 @@ pub enum Item {
     Ellipsis,
     /// A boolean array selecting elements (assignment targets only).
     Mask(Arr),
+    /// An integer array of indices (NumPy's advanced indexing, `x[idx]`): its axes become
+    /// axes of the result, and element `k` reads the axis at `idx[k]` (negative counting
+    /// from the end). Reading one copies in NumPy: the result is not a view.
+    Fancy(Arr),
 }
 
 /// `v` if non-negative, else `extent + v` (Python's negative indices, literals only).
@@ -228,8 +232,10 @@ fn wrap(v: Expr, extent: &Expr) -> Expr {
 /// NumPy basic indexing of a lazy array (the result has rank 0 when every axis is
 /// indexed by an integer).
 pub fn index(arr: &Arr, items: &[Item], fit: &mut dyn Fit) -> Result<Arr, String> {
-    let consuming =
-        items.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
+    let consuming = items
+        .iter()
+        .filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. } | Item::Fancy(_)))
+        .count();
     let ellipses = items.iter().filter(|i| matches!(i, Item::Ellipsis)).count();
     if ellipses > 1 {
         return Err("an index can only have a single ellipsis (`...`)".into());
@@ -253,8 +259,10 @@ pub fn index(arr: &Arr, items: &[Item], fit: &mut dyn Fit) -> Result<Arr, String
             expanded.push(it.clone());
         }
     }
-    let mut used =
-        expanded.iter().filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. })).count();
+    let mut used = expanded
+        .iter()
+        .filter(|i| matches!(i, Item::Index(_) | Item::Computed(_) | Item::Slice { .. } | Item::Fancy(_)))
+        .count();
     while used < arr.rank() {
         expanded.push(Item::Slice { start: None, stop: None, step: 1 });
         used += 1;
@@ -262,12 +270,52 @@ pub fn index(arr: &Arr, items: &[Item], fit: &mut dyn Fit) -> Result<Arr, String
     if expanded.len() > MAX_RANK {
         return Err("too many dimensions".into());
     }
+    // Advanced indices: their common shape goes where the first one stands when they are
+    // next to each other, else in front (NumPy's rule).
+    let fancy: Vec<usize> =
+        expanded.iter().enumerate().filter(|(_, i)| matches!(i, Item::Fancy(_))).map(|(k, _)| k).collect();
+    let fancy_shape: Option<Arr> = fancy.first().and_then(|k| match &expanded[*k] {
+        Item::Fancy(a) => Some(a.clone()),
+        _ => None,
+    });
+    if let Some(first) = &fancy_shape {
+        for k in &fancy {
+            if let Item::Fancy(a) = &expanded[*k] {
+                if a.rank() != first.rank() || a.shape.iter().zip(&first.shape).any(|(x, y)| !same_extent(x, y)) {
+                    return Err(format!(
+                        "the index arrays `{}` and `{}` must have the same shape (broadcasting index arrays \
+                         against each other is not supported)",
+                        first.text, a.text
+                    ));
+                }
+            }
+        }
+    }
+    let adjacent = fancy.windows(2).all(|w| w[1] == w[0] + 1);
     let mut old_map: Vec<Expr> = Vec::new();
     let mut shape: Vec<Expr> = Vec::new();
     let mut bounds: Vec<Expr> = Vec::new();
+    let mut fancy_base: Option<usize> = None;
+    let place_fancy = |shape: &mut Vec<Expr>, bounds: &mut Vec<Expr>, base: &mut Option<usize>| {
+        if let (None, Some(f)) = (*base, &fancy_shape) {
+            *base = Some(shape.len());
+            shape.extend(f.shape.iter().cloned());
+            bounds.extend(f.bounds.iter().cloned());
+        }
+    };
+    if !adjacent {
+        place_fancy(&mut shape, &mut bounds, &mut fancy_base);
+    }
     let mut d = 0usize;
     for it in expanded {
         match it {
+            Item::Fancy(a) => {
+                place_fancy(&mut shape, &mut bounds, &mut fancy_base);
+                let base = fancy_base.unwrap_or(0);
+                let at = subst_ph(&a.tmpl, &|k| ph_expr(base + k));
+                old_map.push(crate::bounds::wrap_index(at, &arr.shape[d]));
+                d += 1;
+            }
             Item::NewAxis => {
                 shape.push(Expr::int(1));
                 bounds.push(Expr::int(1));
@@ -300,7 +348,13 @@ pub fn index(arr: &Arr, items: &[Item], fit: &mut dyn Fit) -> Result<Arr, String
         }
     }
     let tmpl = subst_ph(&arr.tmpl, &|k| old_map.get(k).cloned().unwrap_or_else(|| Expr::int(0)));
-    Ok(Arr { elem: arr.elem, shape, bounds, tmpl, view: arr.view, text: arr.text.clone() })
+    let view = arr.view && fancy.is_empty();
+    Ok(Arr { elem: arr.elem, shape, bounds, tmpl, view, text: arr.text.clone() })
+}
+
+/// Whether two extents are the same expression (the same size parameter, the same constant).
+fn same_extent(a: &Expr, b: &Expr) -> bool {
+    Lin::from_expr(&sym::canon(&a.clone().sub(b.clone()))).as_const() == Some(0)
 }
 
 /// What slicing needs from the lowerer about integer bounds.

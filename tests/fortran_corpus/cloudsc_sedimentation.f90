@@ -1,0 +1,43 @@
+! In the style of CLOUDSC's implicit sedimentation solver (not a copy).
+! Exercises: a top-down implicit solve through the column (recurrence),
+! a fall-speed from an exponent, arrays of species with a PARAMETER count
+! (NCLV), an integer array of species indices via an array constructor in
+! a declaration, LHOOK.
+! corpus: modules/parkind1.f90 modules/yomhook.f90 --sizes klon=3,klev=4,kidia=1,kfdia=3 --init pdp=uniform(500,1000) --init pq=uniform(1e-5,1e-4) --init prho=uniform(0.5,1.2) --init ptsphy=const(900)
+SUBROUTINE CLOUDSC_SEDIMENTATION(KIDIA, KFDIA, KLON, KLEV, PTSPHY, PDP, PRHO, PQ, PFLUX)
+USE PARKIND1, ONLY : JPIM, JPRB
+USE YOMHOOK,  ONLY : LHOOK, DR_HOOK, JPHOOK
+IMPLICIT NONE
+INTEGER(KIND=JPIM), PARAMETER :: NCLV = 3
+INTEGER(KIND=JPIM), INTENT(IN) :: KIDIA, KFDIA, KLON, KLEV
+REAL(KIND=JPRB), INTENT(IN) :: PTSPHY
+REAL(KIND=JPRB), INTENT(IN) :: PDP(KLON,KLEV), PRHO(KLON,KLEV)
+REAL(KIND=JPRB), INTENT(INOUT) :: PQ(KLON,KLEV,NCLV)
+REAL(KIND=JPRB), INTENT(OUT) :: PFLUX(KLON,KLEV+1,NCLV)
+REAL(KIND=JPRB), PARAMETER :: RG = 9.80665_JPRB
+REAL(KIND=JPRB), PARAMETER :: ZVQX(NCLV) = (/ 0.0_JPRB, 0.15_JPRB, 4.0_JPRB /)
+INTEGER(KIND=JPIM) :: JK, JL, JM
+REAL(KIND=JPRB) :: ZFALL, ZDTGDP, ZSOLQA, ZSOLQB, ZQNEW
+REAL(KIND=JPHOOK) :: ZHOOK_HANDLE
+
+IF (LHOOK) CALL DR_HOOK('CLOUDSC_SEDIMENTATION',0,ZHOOK_HANDLE)
+
+PFLUX(:,:,:) = 0.0_JPRB
+DO JM = 1, NCLV
+  IF (ZVQX(JM) > 0.0_JPRB) THEN
+    DO JK = 1, KLEV
+      DO JL = KIDIA, KFDIA
+        ZDTGDP = PTSPHY*RG/PDP(JL,JK)
+        ZFALL = ZVQX(JM)*PRHO(JL,JK)**0.5_JPRB
+        ZSOLQA = PQ(JL,JK,JM) + ZDTGDP*PFLUX(JL,JK,JM)
+        ZSOLQB = 1.0_JPRB + ZDTGDP*ZFALL*PRHO(JL,JK)
+        ZQNEW = ZSOLQA/ZSOLQB
+        PFLUX(JL,JK+1,JM) = ZFALL*PRHO(JL,JK)*ZQNEW
+        PQ(JL,JK,JM) = ZQNEW
+      ENDDO
+    ENDDO
+  ENDIF
+ENDDO
+
+IF (LHOOK) CALL DR_HOOK('CLOUDSC_SEDIMENTATION',1,ZHOOK_HANDLE)
+END SUBROUTINE CLOUDSC_SEDIMENTATION

@@ -1,0 +1,16 @@
+! In the style of IFS setup routines (not a copy): an external subroutine that
+! fills the module variables of YOMCST, as SUCST does.
+SUBROUTINE SUCST
+USE PARKIND1, ONLY : JPRB
+USE YOMCST
+IMPLICIT NONE
+RG = 9.80665_JPRB
+RD = 287.0597_JPRB
+RV = 461.5250_JPRB
+RCPD = 3.5_JPRB*RD
+RETV = RV/RD - 1.0_JPRB
+RLVTT = 2.5008E+6_JPRB
+RLSTT = 2.8345E+6_JPRB
+RLMLT = RLSTT - RLVTT
+RTT = 273.16_JPRB
+END SUBROUTINE SUCST

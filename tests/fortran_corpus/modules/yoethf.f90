@@ -1,0 +1,17 @@
+! In the style of IFS's YOETHF (not a copy): thermodynamic coefficients of
+! the saturation formulas, module variables set by a setup routine.
+MODULE YOETHF
+USE PARKIND1, ONLY : JPRB
+IMPLICIT NONE
+SAVE
+REAL(KIND=JPRB) :: R2ES
+REAL(KIND=JPRB) :: R3LES
+REAL(KIND=JPRB) :: R3IES
+REAL(KIND=JPRB) :: R4LES
+REAL(KIND=JPRB) :: R4IES
+REAL(KIND=JPRB) :: R5LES
+REAL(KIND=JPRB) :: R5IES
+REAL(KIND=JPRB) :: RTICE
+REAL(KIND=JPRB) :: RTWAT
+REAL(KIND=JPRB) :: RTWAT_RTICE_R
+END MODULE YOETHF

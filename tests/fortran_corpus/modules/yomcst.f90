@@ -1,0 +1,16 @@
+! In the style of IFS's YOMCST (not a copy): physical constants are module
+! VARIABLES set at run time by a setup routine (SUCST), not parameters.
+MODULE YOMCST
+USE PARKIND1, ONLY : JPRB
+IMPLICIT NONE
+SAVE
+REAL(KIND=JPRB) :: RG
+REAL(KIND=JPRB) :: RD
+REAL(KIND=JPRB) :: RV
+REAL(KIND=JPRB) :: RCPD
+REAL(KIND=JPRB) :: RETV
+REAL(KIND=JPRB) :: RLVTT
+REAL(KIND=JPRB) :: RLSTT
+REAL(KIND=JPRB) :: RLMLT
+REAL(KIND=JPRB) :: RTT
+END MODULE YOMCST
