@@ -111,6 +111,7 @@ mod softmax;
 pub mod split;
 mod tape;
 mod util;
+mod while_loop;
 pub mod zero_fill;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};

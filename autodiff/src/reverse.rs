@@ -446,6 +446,7 @@ impl<'p> Ad<'p> {
                 out.extend(self.ar_block(&l.body));
                 out
             }
+            StmtKind::While(w) => self.ar_block(&w.body),
             StmtKind::Map(m) => self.ar_map(s, m),
             StmtKind::If { cond, then_body, else_body } => {
                 let mut out = if self.is_reeval(cond) { expr_vars(cond) } else { VarSet::new() };
@@ -505,6 +506,7 @@ impl<'p> Ad<'p> {
                     }
                 }
             },
+            StmtKind::While(w) => *live = self.while_fixpoint(&w.body, live.clone()),
             StmtKind::Map(m) => {
                 let before = live.clone();
                 let post = self.map_post_reads(m);
@@ -657,6 +659,7 @@ impl<'p> Ad<'p> {
                 Ok((fwd, rev))
             }
             StmtKind::Loop(l) => self.rev_loop(s, l, live),
+            StmtKind::While(w) => self.rev_while(s, w, live),
             StmtKind::Map(m) => self.rev_map(s, m, env, live),
             StmtKind::If { cond, then_body, else_body } => {
                 let mut base = live.clone();

@@ -841,6 +841,19 @@ pub struct Loop {
     pub body: Block,
 }
 
+/// A sequential loop whose trip count is only known at run time: `while (cond) body`.
+/// `cond` is evaluated before every iteration (and once more when it fails). Frontends
+/// lower `break`, `continue` and `return` to `bool` flags (see [`proc::jumps`]): a
+/// `break` sets a flag that `cond` tests (`!brk && err > tol`), a `continue` sets a flag
+/// that guards the rest of the body. A `while` never appears inside a [`Map`] body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct While {
+    /// The loop's identity, numbered with the [`Loop`]s (see "Identities").
+    pub id: LoopId,
+    pub cond: Expr,
+    pub body: Block,
+}
+
 /// One dimension of a [`Map`]'s index space: `var` in `start .. stop` (exclusive), unit step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapDim {
@@ -980,6 +993,8 @@ pub enum StmtKind {
         shared: bool,
     },
     Loop(Loop),
+    /// A data-dependent loop (see [`While`]).
+    While(While),
     Map(Map),
     If {
         cond: Expr,

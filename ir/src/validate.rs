@@ -32,6 +32,7 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
         span: f.span,
         loop_ids: std::collections::HashSet::new(),
         map_ids: std::collections::HashSet::new(),
+        maps: 0,
     };
     for (k, p) in f.params.iter().enumerate() {
         v.check_var(p.var)?;
@@ -152,6 +153,8 @@ struct Validator<'a> {
     /// Ids of the loops and maps seen so far (unique per function, invariant 8).
     loop_ids: std::collections::HashSet<LoopId>,
     map_ids: std::collections::HashSet<MapId>,
+    /// How many maps enclose the statement being checked (a `while` may not be in one).
+    maps: usize,
 }
 
 impl Validator<'_> {
@@ -255,6 +258,22 @@ impl Validator<'_> {
                 self.block(&l.body)?;
                 self.bound.pop();
             }
+            StmtKind::While(w) => {
+                if w.id.is_new() {
+                    return self.err("loop without an id (a stage did not settle its ids)".into());
+                }
+                if !self.loop_ids.insert(w.id) {
+                    return self.err(format!("two loops have id {}", w.id));
+                }
+                if self.maps > 0 {
+                    return self.err(format!("`while` loop {} inside a map body", w.id));
+                }
+                self.expr(&w.cond)?;
+                if w.cond.ty != Scalar::Bool {
+                    return self.err("condition is not bool".into());
+                }
+                self.block(&w.body)?;
+            }
             StmtKind::Map(m) => {
                 if m.dims.is_empty() {
                     return self.err("map without dimensions".into());
@@ -272,7 +291,10 @@ impl Validator<'_> {
                 for d in &m.dims {
                     self.bind(d.var)?;
                 }
-                self.block(&m.body)?;
+                self.maps += 1;
+                let body = self.block(&m.body);
+                self.maps -= 1;
+                body?;
                 for _ in &m.dims {
                     self.bound.pop();
                 }
