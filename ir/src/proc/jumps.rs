@@ -104,6 +104,9 @@ pub fn while_cond(cond: Expr, stop: &[VarId]) -> Expr {
         return cond;
     }
     let span = cond.span;
+    if matches!(cond.kind, ExprKind::Const(crate::Literal::Bool(true))) {
+        return none_set(stop).with_span(span);
+    }
     Expr::binary(crate::BinOp::And, none_set(stop), cond).with_span(span)
 }
 
