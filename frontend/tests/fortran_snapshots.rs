@@ -89,7 +89,9 @@ example_snapshot!(
     scale_optical_depth,
     nas_data_stmtfn,
     f77_gotos,
-    radiation_diag
+    radiation_diag,
+    converge,
+    search_exit
 );
 
 #[test]
@@ -99,5 +101,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 43, "add the new example to example_snapshot! above");
+    assert_eq!(n, 45, "add the new example to example_snapshot! above");
 }

@@ -37,7 +37,10 @@ example_snapshot!(
     correlation,
     durbin,
     if_on_data,
-    select
+    select,
+    newton,
+    bisection,
+    early_exit
 );
 
 #[test]

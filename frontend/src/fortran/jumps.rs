@@ -27,26 +27,18 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// Lowers a procedure body (entry or inlined callee) into the current block; a
     /// `return` inside a loop sets a flag, and what follows runs under `if (!returned)`.
     pub fn body_with_loop_returns(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<()> {
+        // Lowered into the current block (not a nested one: the BLAS rules look at the
+        // nesting), then the statements it added are guarded.
+        let start = self.blocks.last().map_or(0, |b| b.len());
         self.ret_flags.push(None);
-        let b = self.with_block(f);
+        let r = f(self);
         let flag = self.ret_flags.pop().flatten();
-        let b = b?;
-        match flag {
-            Some(r) => {
-                let span = b.first().map(|s| s.span).unwrap_or(self.span);
-                let save = self.span;
-                self.span = span;
-                self.emit(StmtKind::Assign { target: Place::scalar(r), value: Expr::boolean(false) });
-                self.span = save;
-                if let Some(block) = self.blocks.last_mut() {
-                    block.extend(jumps::guard_rest(b, &[r]));
-                }
-            }
-            None => {
-                if let Some(block) = self.blocks.last_mut() {
-                    block.extend(b);
-                }
-            }
+        r?;
+        if let (Some(r), Some(block)) = (flag, self.blocks.last_mut()) {
+            let b = block.split_off(start.min(block.len()));
+            let span = b.first().map(|s| s.span).unwrap_or(self.span);
+            block.push(Stmt::assign(Place::scalar(r), Expr::boolean(false), span));
+            block.extend(jumps::guard_rest(b, &[r]));
         }
         Ok(())
     }

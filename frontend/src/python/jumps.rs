@@ -14,7 +14,8 @@ use adjc_ir::proc::jumps;
 use adjc_ir::*;
 use std::collections::BTreeSet;
 
-/// Whether `body` (a function body) returns before its last statement.
+/// Whether `body` (a function body) returns from inside a loop or an `if` (a `return`
+/// followed by dead statements at the top level stays an error).
 pub(super) fn has_early_return(body: &[St]) -> bool {
     fn nested(b: &[St]) -> bool {
         b.iter().any(|s| match &s.kind {
@@ -24,9 +25,7 @@ pub(super) fn has_early_return(body: &[St]) -> bool {
             _ => false,
         })
     }
-    let n = body.len();
-    body.iter().enumerate().any(|(k, s)| match &s.kind {
-        StKind::Return(_) => k + 1 < n,
+    body.iter().any(|s| match &s.kind {
         StKind::For { body, .. } | StKind::While { body, .. } => nested(body),
         StKind::If { then_body, else_body, .. } => nested(then_body) || nested(else_body),
         _ => false,
@@ -51,11 +50,15 @@ impl Lowerer<'_> {
         let name = self.fresh_temp("returned");
         let flag = self.f.add_var(name, Type::Scalar(Scalar::Bool), VarRole::Local, self.span);
         self.scope_mut().ret_flag = Some(flag);
-        let b = self.with_block(|lw| lw.lower_block(body))?;
+        // Lowered into the current block (not a nested one: the BLAS rules look at the
+        // nesting), then the statements it added are guarded.
+        let start = self.blocks.last().map_or(0, |b| b.len());
+        self.lower_block(body)?;
         let span = body.first().map(|s| s.span).unwrap_or(self.span);
-        self.emit(Stmt::assign(Place::scalar(flag), Expr::boolean(false), span));
-        for s in jumps::guard_rest(b, &[flag]) {
-            self.emit(s);
+        if let Some(block) = self.blocks.last_mut() {
+            let b = block.split_off(start.min(block.len()));
+            block.push(Stmt::assign(Place::scalar(flag), Expr::boolean(false), span));
+            block.extend(jumps::guard_rest(b, &[flag]));
         }
         Ok(())
     }
