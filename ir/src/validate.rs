@@ -483,6 +483,38 @@ mod tests {
         assert!(text.contains("A[i] = A[i] * 2.0"), "{text}");
     }
 
+    /// `while` loops: printed with their id, numbered with the loops; never in a map body,
+    /// with a `bool` condition.
+    #[test]
+    fn while_loops_are_checked() {
+        let mut f = sample();
+        let flag = f.add_var("brk", Type::Scalar(Scalar::Bool), VarRole::Local, Span::NONE);
+        let cond = crate::proc::jumps::none_set(&[flag]);
+        let w = |id: u32, cond: Expr, body: Block| {
+            Stmt::new(StmtKind::While(While { id: LoopId(id), cond, body }), Span::NONE)
+        };
+        let set = Stmt::assign(Place::scalar(flag), Expr::boolean(true), Span::NONE);
+        f.body.push(Stmt::assign(Place::scalar(flag), Expr::boolean(false), Span::NONE));
+        f.body.push(w(0, cond.clone(), vec![set.clone()]));
+        validate(&f).unwrap();
+        let text = print::print_function(&f);
+        assert!(text.contains("L0: while !brk {"), "{text}");
+        // Two loops with one id.
+        let mut g = f.clone();
+        g.body.push(w(0, cond.clone(), vec![set.clone()]));
+        assert!(validate(&g).unwrap_err().message.contains("two loops have id L0"));
+        // Not a bool.
+        let mut g = f.clone();
+        g.body.push(w(1, Expr::int(1), Vec::new()));
+        assert!(validate(&g).unwrap_err().message.contains("condition is not bool"));
+        // Inside a map.
+        let mut g = f.clone();
+        if let StmtKind::Map(m) = &mut g.body[0].kind {
+            m.body.push(w(1, cond, vec![set]));
+        }
+        assert!(validate(&g).unwrap_err().message.contains("inside a map body"));
+    }
+
     #[test]
     fn rejects_wrong_rank_and_type() {
         let mut f = sample();

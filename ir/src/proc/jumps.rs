@@ -119,3 +119,45 @@ pub fn counted_body(body: Block, stop: &[VarId]) -> Block {
     let span = body[0].span;
     vec![Stmt::new(StmtKind::If { cond: none_set(stop), then_body: body, else_body: Vec::new() }, span)]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::*;
+
+    fn flag(f: &mut Function, name: &str) -> VarId {
+        f.add_var(name, Type::Scalar(Scalar::Bool), VarRole::Local, Span::NONE)
+    }
+
+    fn set(v: VarId) -> Stmt {
+        Stmt::assign(Place::scalar(v), Expr::boolean(true), Span::NONE)
+    }
+
+    /// `for ...: a; if c: break; b` becomes `if !brk { a; if c { brk = true }; if !brk { b } }`
+    /// and `while`: `!brk && cond`; `continue` resets at the start of each iteration.
+    #[test]
+    fn break_and_continue_become_guards() {
+        let mut f = Function::empty("k", Span::NONE);
+        let x = f.add_var("x", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE);
+        let (brk, cont) = (flag(&mut f, "brk"), flag(&mut f, "cont"));
+        let c = Expr::binary(BinOp::Gt, Expr::var(x, Scalar::F64), Expr::float(1.0, Scalar::F64));
+        let a = Stmt::assign(Place::scalar(x), Expr::float(2.0, Scalar::F64), Span::NONE);
+        let iff =
+            |t: Stmt| Stmt::new(StmtKind::If { cond: c.clone(), then_body: vec![t], else_body: vec![] }, Span::NONE);
+        let body = vec![a.clone(), iff(set(cont)), a.clone(), iff(set(brk)), a.clone()];
+        let fin = finish_loop(body, Some(cont), &[brk]);
+        assert_eq!(fin.stop, vec![brk]);
+        f.body = counted_body(fin.body, &fin.stop);
+        let text = crate::print::print_function(&f);
+        let want = "  if !brk {\n    cont = false\n    x = 2.0\n    if x > 1.0 {\n      cont = true\n    }\n    \
+                    if !cont {\n      x = 2.0\n      if x > 1.0 {\n        brk = true\n      }\n      if !brk {\n        \
+                    x = 2.0\n      }\n    }\n  }\n";
+        assert!(text.contains(want), "{text}");
+        let w = while_cond(c.clone(), &[brk]);
+        assert_eq!(crate::print::expr_str(&f, &w), "!brk && x > 1.0");
+        assert_eq!(crate::print::expr_str(&f, &while_cond(Expr::boolean(true), &[brk])), "!brk");
+        // Resets to false do not jump.
+        let reset = Stmt::assign(Place::scalar(brk), Expr::boolean(false), Span::NONE);
+        assert!(flags_set(&vec![reset], &[brk]).is_empty());
+    }
+}
