@@ -122,3 +122,41 @@ fn while_loops_pass_with_openmp() {
     ]);
     assert!(out.status.success(), "{}", text(&out));
 }
+
+/// Without a bound a `while` loop's per-trip stacks have no size: the report says they
+/// grow, and a memory plan is refused with what to do. `--max-trips` bounds them (the
+/// report gives `N * K` elements), a plan is made, and checkpointing the loop around the
+/// `while` keeps the gradient right.
+#[test]
+fn max_trips_bounds_the_per_trip_stacks() {
+    let dir = scratch("max_trips");
+    let d = dir.to_str().unwrap();
+    let out = adjc(&["transpile", "examples/python/newton.py", "--report", "-o", d]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("xi_tape     f64  grows with the iterations"), "{}", text(&out));
+    let out = adjc(&["transpile", "examples/python/newton.py", "--memory-limit", "1MB", "--sizes", "N=1000", "-o", d]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("bound each `while` loop with --max-trips LOOP=K"), "{}", text(&out));
+    let out = adjc(&["transpile", "examples/python/newton.py", "--max-trips", "L1=60", "--report", "-o", d]);
+    assert!(text(&out).contains("xi_tape     f64  at most N * 60 elements"), "{}", text(&out));
+    let out = adjc(&["transpile", "examples/python/newton.py", "--max-trips", "L0=60", "-o", d]);
+    assert!(text(&out).contains("--max-trips: L0 is not a `while` loop"), "{}", text(&out));
+    let out = adjc(&[
+        "check",
+        "examples/python/newton.py",
+        "--sizes",
+        "N=300",
+        "--max-trips",
+        "14=60",
+        "--memory-limit",
+        "20KB",
+        "-o",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    for cp in ["L0=every:4", "L0=binomial:3"] {
+        let out = adjc(&["check", "examples/python/newton.py", "--sizes", "N=30", "--checkpoint", cp, "-o", d]);
+        assert!(out.status.success(), "{cp}: {}", text(&out));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

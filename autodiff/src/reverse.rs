@@ -109,6 +109,8 @@ pub(crate) struct Ad<'p> {
     pub loop_ids: Vec<LoopId>,
     /// The loops to checkpoint and how (see [`crate::checkpoint`]).
     pub checkpoints: BTreeMap<LoopId, Checkpointing>,
+    /// Bounds on the trips of `while` loops (see [`crate::AdOptions::max_trips`]).
+    pub max_trips: BTreeMap<LoopId, u64>,
     /// The loops actually checkpointed.
     pub checkpointed: Vec<LoopId>,
     /// Top-level loops a planner may checkpoint.
@@ -235,6 +237,7 @@ impl<'p> Ad<'p> {
             rules: crate::expert::find(body),
             loop_ids: adjc_ir::proc::ids::loops(body).iter().map(|(_, l)| l.id).collect(),
             checkpoints: BTreeMap::new(),
+            max_trips: BTreeMap::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
             readers_index: std::cell::OnceCell::new(),

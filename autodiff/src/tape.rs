@@ -99,7 +99,12 @@ impl Ad<'_> {
             }
             Err(why) => {
                 let tape = self.f.add_var(name, Type::Scalar(elem), VarRole::Tape, Span::NONE);
-                (SiteTape::Stack { tape, why }, None, false)
+                // With `--max-trips` on the `while` loops around it: an upper bound.
+                let region = per_iter.iter().try_fold(Expr::int(1), |a, x| {
+                    (x.bounded.is_none() || x.extent.as_int().is_some()).then(|| a.mul(x.extent.clone()))
+                });
+                let bound = self.nest_bound().zip(region).map(|(n, r)| n.mul(r));
+                (SiteTape::Stack { tape, why }, bound, false)
             }
         }
     }

@@ -50,10 +50,15 @@ impl Ad<'_> {
             step: Expr::int(1),
             body: w.body.clone(),
         };
+        let unknown = format!("the `while` loop {}{line} runs a number of times known only at run time", w.id);
+        let bound = match self.max_trips.get(&w.id) {
+            Some(k) => Trips::Bounded(Expr::int(*k as i64), format!("{unknown}: at most {k} (--max-trips)")),
+            None => Trips::Unknown(unknown),
+        };
         let frame = Frame {
             var: it,
             counter: None,
-            trips: Trips::Unknown(format!("the `while` loop{line} runs a number of times known only at run time")),
+            trips: bound,
             interval: None,
             span: s.span,
             range: Loop { body: Vec::new(), ..as_loop.clone() },
