@@ -55,6 +55,12 @@ fn control_flow_that_is_not_structured() {
     expect(&sub("  do i = 1, n\n    exit inner\n  end do\n"), "no enclosing `do` loop is named `inner`", 7, 5);
     expect(&sub("  cycle\n"), "`cycle` outside a `do` loop", 6, 3);
     expect_help(&sub("  do\n    y = y - 1\n  end do\n"), "never ends", 6, 3);
+    expect_help(
+        &sub("  do i = 1, n\n    do concurrent (j = 1:n)\n      if (x(j) > 0) exit\n    end do\n  end do\n"),
+        "`exit` leaves a `do concurrent` construct",
+        8,
+        21,
+    );
     expect_help(&sub("  stop\n"), "`stop` is not supported", 6, 3);
 }
 

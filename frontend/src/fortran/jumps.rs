@@ -19,6 +19,8 @@ pub struct FJump {
     pub name: Option<String>,
     /// Which procedure body (entry or inlined callee) the loop belongs to.
     pub body: usize,
+    /// A `do concurrent` (no `exit` / `cycle` may leave it; it has no flags).
+    pub concurrent: bool,
     pub brk: Option<VarId>,
     pub cont: Option<VarId>,
 }
@@ -52,6 +54,10 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// `return` inside a loop: `returned = true`.
     pub fn loop_return(&mut self, n: &'t AStmt) -> R<()> {
         let span = self.sp(n);
+        let body = self.ret_flags.len();
+        if self.map_depth > 0 || self.jumps.iter().any(|j| j.body == body && j.concurrent) {
+            return Err(self.err(n, "a `return` inside `do concurrent` is not supported"));
+        }
         let flag = match self.ret_flags.last().copied().flatten() {
             Some(f) => f,
             None => {
@@ -72,10 +78,9 @@ impl<'s, 't> Lowerer<'s, 't> {
     pub fn jump(&mut self, n: &'t AStmt, is_exit: bool, target: &Option<String>) -> R<()> {
         let word = if is_exit { "exit" } else { "cycle" };
         let body = self.ret_flags.len();
-        let found = self
-            .jumps
-            .iter()
-            .rposition(|j| j.body == body && target.as_ref().is_none_or(|t| j.name.as_deref() == Some(t.as_str())));
+        let found = self.jumps.iter().rposition(|j| {
+            j.body == body && (j.concurrent || target.as_ref().is_none_or(|t| j.name.as_deref() == Some(t.as_str())))
+        });
         let Some(k) = found else {
             let msg = match target {
                 Some(t) => format!("`{word} {t}`: no enclosing `do` loop is named `{t}`"),
@@ -83,6 +88,11 @@ impl<'s, 't> Lowerer<'s, 't> {
             };
             return Err(self.err(n, msg));
         };
+        if self.jumps[k].concurrent {
+            return Err(self
+                .err(n, format!("`{word}` leaves a `do concurrent` construct"))
+                .with_help("`do concurrent` iterations cannot end the loop early: use an ordinary `do` loop"));
+        }
         let span = self.sp(n);
         let name = self.temp_name(if is_exit { "brk" } else { "cont" });
         let frame = &self.jumps[k];
@@ -113,7 +123,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         f: impl FnOnce(&mut Self) -> R<()>,
     ) -> R<(jumps::Finished, Option<VarId>)> {
         let body = self.ret_flags.len();
-        self.jumps.push(FJump { name: name.clone(), body, brk: None, cont: None });
+        self.jumps.push(FJump { name: name.clone(), body, concurrent: false, brk: None, cont: None });
         let b = self.with_block(f);
         let flags: Vec<VarId> = self
             .jumps
@@ -127,6 +137,15 @@ impl<'s, 't> Lowerer<'s, 't> {
         let (brk, cont) = frame.map(|f| (f.brk, f.cont)).unwrap_or((None, None));
         let own: Vec<VarId> = flags.into_iter().filter(|f| Some(*f) != cont).collect();
         Ok((jumps::finish_loop(b, cont, &own), brk))
+    }
+
+    /// Lowers a `do concurrent` body: `exit`, `cycle` and `return` may not leave it.
+    pub fn concurrent_body(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<Block> {
+        let body = self.ret_flags.len();
+        self.jumps.push(FJump { name: None, body, concurrent: true, brk: None, cont: None });
+        let b = self.with_block(f);
+        self.jumps.pop();
+        b
     }
 
     /// `do while (cond)` and `do` without control (`cond` is `None`: `.true.`).

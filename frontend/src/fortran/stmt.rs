@@ -625,7 +625,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let body = match failed {
             Some(d) => Err(d),
-            None => self.with_block(|lw| lw.block_stmts(&d.body)),
+            None => self.concurrent_body(|lw| lw.block_stmts(&d.body)),
         };
         for _ in &loops {
             self.loops.pop();

@@ -163,6 +163,33 @@ impl Lowerer<'_> {
 
     /// `while cond: body`.
     pub fn while_loop(&mut self, cond: &super::ast::Ex, body: &[St], span: Span) -> R<()> {
+        // The condition is read in every iteration: watched like the body (a name it reads
+        // must mean the same array in every iteration).
+        let before = self.scope().env.clone();
+        {
+            let sc = self.scope_mut();
+            sc.depth += 1;
+            sc.watches.push(Watch { before: before.clone(), read: BTreeSet::new() });
+        }
+        let r = self.while_parts(cond, body);
+        let watch = {
+            let sc = self.scope_mut();
+            sc.depth -= 1;
+            sc.watches.pop()
+        };
+        let (c, fin, brk) = r?;
+        self.check_rebinding(watch, span)?;
+        self.span = span;
+        if let Some(b) = brk {
+            self.emit_kind(StmtKind::Assign { target: Place::scalar(b), value: Expr::boolean(false) });
+        }
+        let cond = jumps::while_cond(c, &fin.stop);
+        self.emit_kind(StmtKind::While(While { id: LoopId::NEW, cond, body: fin.body }));
+        Ok(())
+    }
+
+    /// The condition and the finished body of a `while` (inside its watch).
+    fn while_parts(&mut self, cond: &super::ast::Ex, body: &[St]) -> R<(Expr, jumps::Finished, Option<VarId>)> {
         let (c, pre) = {
             let mut c = None;
             let pre = self.with_block(|lw| {
@@ -181,32 +208,14 @@ impl Lowerer<'_> {
                  `err = ...` then `while err > tol:`",
             ));
         }
-        let before = self.scope().env.clone();
-        {
-            let sc = self.scope_mut();
-            sc.depth += 1;
-            sc.watches.push(Watch { before: before.clone(), read: BTreeSet::new() });
-        }
         self.push_jumps();
         let r = self.with_block(|lw| lw.lower_block(body));
         let r = r.map(|b| self.pop_jumps(b));
         if r.is_err() {
             self.jumps.pop();
         }
-        let watch = {
-            let sc = self.scope_mut();
-            sc.depth -= 1;
-            sc.watches.pop()
-        };
         let (fin, brk) = r?;
-        self.check_rebinding(watch, span)?;
-        self.span = span;
-        if let Some(b) = brk {
-            self.emit_kind(StmtKind::Assign { target: Place::scalar(b), value: Expr::boolean(false) });
-        }
-        let cond = jumps::while_cond(c, &fin.stop);
-        self.emit_kind(StmtKind::While(While { id: LoopId::NEW, cond, body: fin.body }));
-        Ok(())
+        Ok((c, fin, brk))
     }
 
     /// A names read in a loop must mean the same array in every iteration.
