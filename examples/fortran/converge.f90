@@ -1,6 +1,6 @@
 ! A convergence loop per column: damped fixed-point iteration x = (b + sin(x)) / (2 + a)
 ! run with `do while` until the update is below a tolerance (or a cap on the sweeps).
-! adjc check: --sizes n=12
+! adjc check: --sizes n=12 --max-trips L1=200
 subroutine converge(n, a, b, x)
   implicit none
   integer, parameter :: dp = kind(1.0d0)

@@ -1,6 +1,6 @@
 ! Early exits in loops: `cycle` skips entries, a named `exit` leaves two loops at once,
 ! `exit` ends a `do` loop without bounds, and `return` inside a loop ends the routine.
-! adjc check: --sizes n=8,m=6
+! adjc check: --sizes n=8,m=6 --max-trips L2=100
 subroutine search_exit(n, m, a, w, s)
   implicit none
   integer, parameter :: dp = kind(1.0d0)

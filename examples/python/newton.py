@@ -1,6 +1,6 @@
 """Newton's method per grid point: solve x**3 + (1 + c**2) x = y for x, point by point,
 until the step is below a tolerance (a data-dependent `while` loop per point)."""
-# adjc check: --sizes N=64
+# adjc check: --sizes N=64 --max-trips L1=60
 import numpy as np
 
 
