@@ -149,7 +149,7 @@ fn max_trips_bounds_the_per_trip_stacks() {
         "--max-trips",
         "14=60",
         "--memory-limit",
-        "20KB",
+        "300KB",
         "-o",
         d,
     ]);

@@ -153,7 +153,13 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
             }
         };
         if t.kind == TapeKind::Stack {
-            fixed += bytes;
+            // The runtime's stacks start at 4096 bytes and double (`adjc_tape_reserve`):
+            // the capacity is what the allocation holds.
+            let mut cap = 4096u64;
+            while cap < bytes {
+                cap = cap.saturating_mul(2);
+            }
+            fixed += if bytes == 0 { 0 } else { cap };
         }
         let formula = t.bytes().map(|b| adjc_ir::print::expr_str(f, &b)).unwrap_or_default();
         // The tape of a cheap map: recomputing it costs the map's flops for every element
