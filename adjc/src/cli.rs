@@ -250,6 +250,11 @@ pub struct TranspileArgs {
     /// (e.g. `8`) or a loop id `L<k>` (the k-th loop, pre-order, as `--report` lists them).
     #[arg(long = "checkpoint", value_name = "LOOP=every:K|binomial:C")]
     pub checkpoints: Vec<String>,
+    /// A bound on the trips of one run of a `while` loop (repeatable): LOOP is its source
+    /// line or loop id `L<k>`. Sizes its per-trip stacks in the report and lets
+    /// --memory-limit plan; a run past the bound stays correct (the stacks grow).
+    #[arg(long = "max-trips", value_name = "LOOP=K")]
+    pub max_trips: Vec<String>,
     /// Also write `<stem>_adjc.f90`, a Fortran module with `bind(C)` interfaces to the
     /// forward function and its adjoint.
     #[arg(long)]

@@ -46,6 +46,7 @@ mod cpp;
 pub mod depfile;
 mod error;
 pub mod fortran_kinds;
+pub mod max_trips_flag;
 pub mod memory;
 mod options;
 mod output;

@@ -92,6 +92,8 @@ pub struct Options {
     pub name: Option<String>,
     /// `--checkpoint`: time loops checkpointed instead of taped.
     pub checkpoints: Vec<(LoopRef, Checkpointing)>,
+    /// `--max-trips`: bounds on the trips of `while` loops (memory report and plans).
+    pub max_trips: Vec<(LoopRef, u64)>,
     /// `--memory-limit` / `--strategy`: plan the adjoint's memory (`None`: store all).
     pub memory: Option<MemoryOptions>,
     /// `--fuse-sweeps` (experimental): element-wise forward maps run inside the reverse map

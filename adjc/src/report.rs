@@ -30,6 +30,9 @@ pub fn tapes(source_file: &str, adjoint: &Adjoint) -> String {
             };
             let saves = if tape.line == 0 {
                 format!("saves {}{kind}; {}", tape.what, tape.why)
+            } else if tape.what.starts_with("the trip count of") {
+                // Nothing is overwritten: the count is saved after each run of the loop.
+                format!("saves {}{kind} ({file}:{}) after each run; {}", tape.what, tape.line, tape.why)
             } else {
                 format!("saves {}{kind} before {file}:{} overwrites it; {}", tape.what, tape.line, tape.why)
             };

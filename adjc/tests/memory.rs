@@ -6,13 +6,18 @@ mod common;
 
 use common::{adjc, text};
 
-/// `--sizes ...` of an example's `adjc check:` line (plans need only the sizes).
+/// `--sizes ...` and `--max-trips ...` of an example's `adjc check:` line (plans need only
+/// the sizes, and a bound on each `while` loop's trips).
 fn sizes_of(path: &str) -> Vec<String> {
     let ex = common::examples("examples/python", &["py"], "#").into_iter().find(|e| e.path == path).unwrap();
-    match ex.check_flags.iter().position(|f| f == "--sizes") {
-        Some(k) => vec!["--sizes".into(), ex.check_flags[k + 1].clone()],
-        None => Vec::new(),
+    let mut out = Vec::new();
+    for (k, f) in ex.check_flags.iter().enumerate() {
+        if (f == "--sizes" || f == "--max-trips") && k + 1 < ex.check_flags.len() {
+            out.push(f.clone());
+            out.push(ex.check_flags[k + 1].clone());
+        }
     }
+    out
 }
 
 fn plan(path: &str, extra: &[&str]) -> Result<serde_json::Value, String> {

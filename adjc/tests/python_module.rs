@@ -195,7 +195,7 @@ fn scipy_example_fits_with_the_adjoint_gradient() {
 fn a_failed_build_writes_no_module() {
     let dir = scratch("python-bad");
     let bad = dir.join("bad.py");
-    std::fs::write(&bad, "def f(x: 'float64[N]'):\n    while x[0] > 0:\n        x[0] -= 1.0\n").unwrap();
+    std::fs::write(&bad, "def f(x: 'float64[N]'):\n    with x:\n        x[0] -= 1.0\n").unwrap();
     let out = adjc(&["build", bad.to_str().unwrap(), "--python", "-o", dir.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(text(&out).contains("bad.py:2:5: error"), "{}", text(&out));

@@ -37,6 +37,12 @@ fn every_example_checks_under_a_memory_limit() {
     let mut failures = Vec::new();
     let mut planned = 0;
     for ex in all_examples() {
+        // Examples with `while` loops (`--max-trips` on their check line): their stacks are
+        // sized by the bound, not by the trips taken, so half the *measured* store-all peak
+        // is no target for the plan; `while_loops.rs` plans and checks them under a limit.
+        if ex.check_flags.iter().any(|f| f == "--max-trips") {
+            continue;
+        }
         let store_all = match check(&ex, &["--strategy", "store-all"]) {
             Ok(p) => p,
             Err(e) => {

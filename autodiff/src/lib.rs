@@ -114,6 +114,7 @@ mod softmax;
 pub mod split;
 mod tape;
 mod util;
+mod while_loop;
 pub mod zero_fill;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
@@ -139,6 +140,9 @@ pub struct AdOptions {
     /// qualifies (the default), `Some(names)` for those named only (a memory plan's choice;
     /// `Some` of an empty set tapes them all).
     pub loop_arrays: Option<std::collections::BTreeSet<String>>,
+    /// Bounds on the trips of `while` loops (`--max-trips`): they size the loops' stack
+    /// tapes in the report and for a memory plan (the stacks still grow past them).
+    pub max_trips: std::collections::BTreeMap<LoopId, u64>,
 }
 
 /// A local array the reverse sweep can recompute in its loop instead of taping, for a
@@ -190,6 +194,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let sig = signature::build(primal, &active, &of);
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
     ad.checkpoints = opts.checkpoints.clone();
+    ad.max_trips = opts.max_trips.clone();
     // Only arrays some adjoint reads, and only when the inputs of their map that the
     // function changes are read by some adjoint anyway: recomputing must not make the
     // forward sweep tape those inputs instead (`un = u.copy()` before a linear update of `u`).

@@ -248,6 +248,8 @@ impl Ad<'_> {
             (PStmt { s, keep, ar, branches: None, pattern: false }, need)
         };
         match &s.kind {
+            // Never in a map body (IR invariant); run the map as a sequential nest if so.
+            StmtKind::While(_) => Err(Fail::Seq),
             StmtKind::Assign { target, value } => {
                 Ok(simple(need_after.contains(&target.var), self.ar_write(target, value)))
             }

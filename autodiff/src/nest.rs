@@ -278,13 +278,22 @@ impl Ad<'_> {
         out
     }
 
+    /// An upper bound on how many times a statement of the nest runs, when every loop of
+    /// the nest has an exact or bounded trip count (a stack tape's size for a plan).
+    pub fn nest_bound(&self) -> Option<Expr> {
+        self.nest.iter().try_fold(Expr::int(1), |acc, f| match &f.trips {
+            Trips::Exact(n) | Trips::Bounded(n, _) => Some(acc.mul(n.clone())),
+            Trips::Unknown(_) => None,
+        })
+    }
+
     /// One axis per loop of the nest, or why there is no closed form (stack tape).
     pub fn frame_axes(&self) -> Result<Vec<Axis>, String> {
         let mut out = Vec::new();
         for f in &self.nest {
             let Some(c) = &f.counter else {
                 return Err(match &f.trips {
-                    Trips::Unknown(why) => why.clone(),
+                    Trips::Unknown(why) | Trips::Bounded(_, why) => why.clone(),
                     _ => "a loop counter has no closed form".into(),
                 });
             };

@@ -157,6 +157,7 @@ pub(crate) mod liveness {
                 live.insert(target.var);
             }
             StmtKind::Loop(l) => live = loop_fixpoint(f, &l.body, out),
+            StmtKind::While(w) => live = loop_fixpoint(f, &w.body, out),
             StmtKind::Map(m) => live = loop_fixpoint(f, &m.body, out),
             StmtKind::If { then_body, else_body, .. } => {
                 live = block(f, then_body, out);
@@ -227,6 +228,7 @@ mod independence {
                         direct.extend(target.index.iter().chain([value]));
                     }
                     StmtKind::Loop(l) => direct.extend([&l.start, &l.stop, &l.step]),
+                    StmtKind::While(w) => direct.push(&w.cond),
                     StmtKind::Map(m) => direct.extend(m.dims.iter().flat_map(|d| [&d.start, &d.stop])),
                     StmtKind::If { cond, .. } => direct.push(cond),
                     StmtKind::Push { value, .. } => direct.push(value),
@@ -271,6 +273,9 @@ mod independence {
             | StmtKind::Alloc(_)
             | StmtKind::Free(_)
             | StmtKind::Call(_) => bad = true,
+            // A data-dependent loop never runs inside a map (IR invariant): its trip
+            // counts are recorded by a sequential forward sweep.
+            StmtKind::While(_) => bad = true,
             StmtKind::Loop(l) => bad |= [&l.start, &l.stop, &l.step].iter().any(|e| reads_any(e, written)),
             StmtKind::Map(m) => {
                 bad |= m.dims.iter().any(|d| reads_any(&d.start, written) || reads_any(&d.stop, written))
@@ -384,6 +389,7 @@ mod rewrite {
                 StmtKind::Push { value, .. } => sub(value),
                 StmtKind::If { cond, .. } => sub(cond),
                 StmtKind::Loop(l) => [&mut l.start, &mut l.stop, &mut l.step].into_iter().for_each(sub),
+                StmtKind::While(w) => sub(&mut w.cond),
                 StmtKind::Map(m) => m.dims.iter_mut().for_each(|d| {
                     sub(&mut d.start);
                     sub(&mut d.stop);

@@ -109,6 +109,8 @@ pub(crate) struct Ad<'p> {
     pub loop_ids: Vec<LoopId>,
     /// The loops to checkpoint and how (see [`crate::checkpoint`]).
     pub checkpoints: BTreeMap<LoopId, Checkpointing>,
+    /// Bounds on the trips of `while` loops (see [`crate::AdOptions::max_trips`]).
+    pub max_trips: BTreeMap<LoopId, u64>,
     /// The loops actually checkpointed.
     pub checkpointed: Vec<LoopId>,
     /// Top-level loops a planner may checkpoint.
@@ -235,6 +237,7 @@ impl<'p> Ad<'p> {
             rules: crate::expert::find(body),
             loop_ids: adjc_ir::proc::ids::loops(body).iter().map(|(_, l)| l.id).collect(),
             checkpoints: BTreeMap::new(),
+            max_trips: BTreeMap::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
             readers_index: std::cell::OnceCell::new(),
@@ -446,6 +449,7 @@ impl<'p> Ad<'p> {
                 out.extend(self.ar_block(&l.body));
                 out
             }
+            StmtKind::While(w) => self.ar_block(&w.body),
             StmtKind::Map(m) => self.ar_map(s, m),
             StmtKind::If { cond, then_body, else_body } => {
                 let mut out = if self.is_reeval(cond) { expr_vars(cond) } else { VarSet::new() };
@@ -505,6 +509,7 @@ impl<'p> Ad<'p> {
                     }
                 }
             },
+            StmtKind::While(w) => *live = self.while_fixpoint(&w.body, live.clone()),
             StmtKind::Map(m) => {
                 let before = live.clone();
                 let post = self.map_post_reads(m);
@@ -668,6 +673,7 @@ impl<'p> Ad<'p> {
                 Ok((fwd, rev))
             }
             StmtKind::Loop(l) => self.rev_loop(s, l, live),
+            StmtKind::While(w) => self.rev_while(s, w, live),
             StmtKind::Map(m) => self.rev_map(s, m, env, live),
             StmtKind::If { cond, then_body, else_body } => {
                 let mut base = live.clone();

@@ -99,7 +99,12 @@ impl Ad<'_> {
             }
             Err(why) => {
                 let tape = self.f.add_var(name, Type::Scalar(elem), VarRole::Tape, Span::NONE);
-                (SiteTape::Stack { tape, why }, None, false)
+                // With `--max-trips` on the `while` loops around it: an upper bound.
+                let region = per_iter.iter().try_fold(Expr::int(1), |a, x| {
+                    (x.bounded.is_none() || x.extent.as_int().is_some()).then(|| a.mul(x.extent.clone()))
+                });
+                let bound = self.nest_bound().zip(region).map(|(n, r)| n.mul(r));
+                (SiteTape::Stack { tape, why }, bound, false)
             }
         }
     }
@@ -145,6 +150,41 @@ impl Ad<'_> {
         };
         let why = self.readers(place.var, span);
         self.record(TapeInfo { var: tape, name, what, line: span.line, why, elems, exact, elem: ty, kind });
+        (save, restore)
+    }
+
+    /// Save of the trip count `trips` of the `while` loop `id` (at `span`) right after the
+    /// loop, and its restore before the reversed loop: one slot per iteration of the
+    /// loops around it when they have closed-form trip counts, else a stack.
+    pub fn save_trips(&mut self, trips: VarId, id: adjc_ir::LoopId, span: Span) -> (Stmt, Stmt) {
+        let (site, elems, exact) = self.site_tape("trips", Scalar::I64, &[]);
+        let kind = self.kind_of(&site);
+        let line = at_line(span);
+        let what = format!("the trip count of `while` loop {id}");
+        let place = Place::scalar(trips);
+        let (save, restore) = match &site {
+            SiteTape::Slots { tape, index, .. } => {
+                let t = Place { var: *tape, index: index.clone() };
+                (
+                    Stmt::assign(t.clone(), place.to_expr(Scalar::I64), span)
+                        .with_note(format!("tape: how many iterations the `while`{line} ran")),
+                    Stmt::assign(place.clone(), t.to_expr(Scalar::I64), span)
+                        .with_note(format!("restore the trip count of the `while`{line}")),
+                )
+            }
+            SiteTape::Stack { tape, why } => (
+                Stmt::new(StmtKind::Push { tape: *tape, value: place.to_expr(Scalar::I64) }, span)
+                    .with_note(format!("stack tape: {why}; saves how many iterations the `while`{line} ran")),
+                Stmt::new(StmtKind::Pop { tape: *tape, target: place.clone() }, span)
+                    .with_note(format!("restore the trip count of the `while`{line}")),
+            ),
+        };
+        let tape = match site {
+            SiteTape::Slots { tape, .. } | SiteTape::Stack { tape, .. } => tape,
+        };
+        let name = self.name(tape);
+        let why = "the reverse sweep runs exactly the iterations the forward sweep ran".to_string();
+        self.record(TapeInfo { var: tape, name, what, line: span.line, why, elems, exact, elem: Scalar::I64, kind });
         (save, restore)
     }
 

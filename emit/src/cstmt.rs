@@ -241,6 +241,14 @@ impl<'a> Emitter<'a> {
             }
             StmtKind::Accumulate { target, op, value, shared } => self.accumulate(target, *op, value, *shared),
             StmtKind::Loop(l) => self.for_loop(l, line)?,
+            StmtKind::While(w) => {
+                let text = format!("while ({}) {{", self.expr(&w.cond));
+                self.line(text);
+                self.depth += 1;
+                self.block(&w.body, line, false)?;
+                self.depth -= 1;
+                self.line("}");
+            }
             StmtKind::Map(m) => self.map(m, line)?,
             StmtKind::If { cond, then_body, else_body } => self.if_stmt(cond, then_body, else_body, line)?,
             StmtKind::Alloc(_) | StmtKind::Free(_) => self.placed_alloc(s)?,

@@ -237,6 +237,12 @@ impl Estimator {
                     None => body,
                 }
             }
+            // The trip count is only known at run time: counted once, like an unknown step.
+            StmtKind::While(w) => {
+                let mut work = Work::constant(ops(&w.cond));
+                work.add(self.block(&w.body));
+                work
+            }
             StmtKind::Map(m) => self.map(m),
             StmtKind::Call(c) => {
                 let mut w = Work::constant(if c.op == LibOp::Gemm { 2.0 } else { 1.0 });

@@ -518,6 +518,11 @@ impl<'a> Walk<'a> {
                 });
                 self.enter(r, s.span, &l.body)?;
             }
+            // The body runs under the loops around the `while`, like an `if`'s branch.
+            StmtKind::While(w) => {
+                self.expr(&w.cond, s.span)?;
+                self.block(&w.body)?;
+            }
             StmtKind::Map(m) => {
                 let n = m.dims.len();
                 for d in &m.dims {

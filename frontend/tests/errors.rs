@@ -86,9 +86,31 @@ fn python_syntax_rules_cpython_enforces() {
 
 #[test]
 fn unsupported_statements() {
-    expect("def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n", "`while` loops are not supported", 2, 5);
-    expect("def f(A):\n    for i in range(3):\n        break\n", "`break` is not supported", 3, 9);
-    expect("def f(A):\n    for i in range(3):\n        continue\n", "`continue` is not supported", 3, 9);
+    // `while`, `break`, `continue` and early `return` are supported; what is not says so.
+    expect(
+        "def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n    else:\n        A[0] = 2\n",
+        "`while ... else`",
+        4,
+        5,
+    );
+    expect(
+        "import numpy as np\ndef f(A: 'float64[N]'):\n    while np.sum(A * A) > 1.0:\n        A[:] = 0.5 * A\n",
+        "needs statements of its own",
+        3,
+        11,
+    );
+    expect(
+        "def f(A: 'float64[N]'):\n    for i in range(3):\n        if A[i] > 0:\n            return A\n    return A\n",
+        "an early `return` of",
+        4,
+        20,
+    );
+    expect(
+        "def f(A):\n    if A[0] > 0:\n        return 1.0\n    A[0] = 1.0\n",
+        "returns a value early but not at its end",
+        4,
+        5,
+    );
     expect("X = 1\ndef f(A):\n    global X\n", "`global` is not supported", 3, 5);
     expect("def f(A):\n    with g() as h:\n        pass\n", "`with` is not supported", 2, 5);
     expect("def f(A):\n    try:\n        pass\n    except E:\n        pass\n", "`try` is not supported", 2, 5);
@@ -246,7 +268,12 @@ fn slice_bounds_outside_the_axis() {
 
 #[test]
 fn control_flow_errors() {
-    expect("def f(A: 'float64[N]'):\n    for i in range(3):\n        return A[i]\n", "early `return`", 3, 9);
+    expect(
+        "def f(A: 'float64[N]'):\n    for i in range(3):\n        return A[i]\n",
+        "returns a value early but not",
+        2,
+        5,
+    );
     expect("def f(A: 'float64[N]'):\n    return A\n    A[0] = 1\n", "`return` must be the last statement", 2, 5);
     expect(
         "def f(A: 'float64[N]'):\n    for i in range(3):\n        i = 2\n",
@@ -305,18 +332,18 @@ fn file_and_option_errors() {
 
 #[test]
 fn errors_in_unused_functions_do_not_matter() {
-    let src = "def unused(x):\n    while x:\n        pass\n\ndef f(A):\n    A[0] = 1.0\n";
+    let src = "def unused(x):\n    with x:\n        pass\n\ndef f(A):\n    A[0] = 1.0\n";
     let m = lower(src);
     assert_eq!(m.functions[0].name, "f");
 }
 
 #[test]
 fn diagnostics_render_with_source_line() {
-    let src = "def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n";
+    let src = "def f(A):\n    while A[0] > 0:\n        A[0] -= 1\n    else:\n        A[0] = 2\n";
     let d = lower_err(src);
     let text = d.render("k.py", src);
-    assert!(text.starts_with("k.py:2:5: error: `while` loops are not supported\n"), "{text}");
-    assert!(text.contains("help: rewrite it as a `for ... in range(...)` loop"), "{text}");
+    assert!(text.starts_with("k.py:4:5: error: `while ... else` is not supported\n"), "{text}");
+    assert!(text.contains("help: set a flag before `break`"), "{text}");
 }
 
 #[test]

@@ -51,10 +51,16 @@ fn control_flow_that_is_not_structured() {
         6,
         3,
     );
-    expect_help(&sub("  do i = 1, n\n    exit\n  end do\n"), "`exit` is not supported", 7, 5);
-    expect_help(&sub("  do i = 1, n\n    cycle\n  end do\n"), "`cycle` is not supported", 7, 5);
-    expect_help(&sub("  do while (y > 0)\n    y = y - 1\n  end do\n"), "`do while` loops are not supported", 6, 3);
-    expect_help(&sub("  do i = 1, n\n    if (x(i) > 0) return\n  end do\n"), "`return` inside a `do` loop", 7, 19);
+    // `exit`, `cycle`, `do while` and `return` in loops are supported; misuses are located.
+    expect(&sub("  do i = 1, n\n    exit inner\n  end do\n"), "no enclosing `do` loop is named `inner`", 7, 5);
+    expect(&sub("  cycle\n"), "`cycle` outside a `do` loop", 6, 3);
+    expect_help(&sub("  do\n    y = y - 1\n  end do\n"), "never ends", 6, 3);
+    expect_help(
+        &sub("  do i = 1, n\n    do concurrent (j = 1:n)\n      if (x(j) > 0) exit\n    end do\n  end do\n"),
+        "`exit` leaves a `do concurrent` construct",
+        8,
+        21,
+    );
     expect_help(&sub("  stop\n"), "`stop` is not supported", 6, 3);
 }
 

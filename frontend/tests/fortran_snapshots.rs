@@ -91,7 +91,9 @@ example_snapshot!(
     f77_gotos,
     radiation_diag,
     vector_subscripts,
-    rounding
+    rounding,
+    converge,
+    search_exit
 );
 
 #[test]
@@ -101,5 +103,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 45, "add the new example to example_snapshot! above");
+    assert_eq!(n, 47, "add the new example to example_snapshot! above");
 }

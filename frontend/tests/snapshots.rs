@@ -39,7 +39,10 @@ example_snapshot!(
     if_on_data,
     select,
     finite_volume,
-    fancy_indexing
+    fancy_indexing,
+    newton,
+    bisection,
+    early_exit
 );
 
 #[test]

@@ -41,6 +41,13 @@
 //!     place, so the backend must use a reduction or an atomic update;
 //!   - [`StmtKind::Loop`] is a *sequential* loop with Python `range` semantics
 //!     (`start`, `stop` exclusive, `step` of any sign, bounds evaluated once on entry);
+//!   - [`StmtKind::While`] is a sequential loop whose trip count is only known at run time
+//!     (`while`, `do while`, a `do` left by `exit`): its `bool` condition is evaluated
+//!     before every iteration. `break` / `exit`, `continue` / `cycle` and `return` do not
+//!     exist as statements: frontends lower them to `bool` flags with
+//!     [`proc::jumps`] (the loop's condition tests `!brk`, the rest of a body runs under
+//!     `if (!cont)`, a counted loop left early skips its remaining iterations under
+//!     `if (!brk)`), so later stages see only loops, `while`s and `if`s;
 //!   - [`StmtKind::Map`] is a *parallel* loop nest over a rectangular index space with unit
 //!     steps: iterations are independent except for `shared` accumulations;
 //!   - [`StmtKind::If`], [`StmtKind::Alloc`] / [`StmtKind::Free`] of local arrays,
@@ -68,8 +75,11 @@
 //! 7. Both sides of every [`Assumption`] are `i64` expressions over parameters; its guard,
 //!    if any, a `bool` expression over parameters.
 //!
-//! 8. Every [`Loop`] of a function has its own [`LoopId`] and every [`Map`] its own
-//!    [`MapId`] (none is [`LoopId::NEW`] / [`MapId::NEW`]); see "Identities".
+//! 8. Every [`Loop`] and [`While`] of a function has its own [`LoopId`] (they share the
+//!    numbering) and every [`Map`] its own [`MapId`] (none is [`LoopId::NEW`] /
+//!    [`MapId::NEW`]); see "Identities".
+//! 9. A [`While`] is never inside a [`Map`] body (its iterations are data-dependent and its
+//!    reversal records them in order); its condition is `bool`.
 //!
 //! ## Identities
 //!
@@ -841,6 +851,19 @@ pub struct Loop {
     pub body: Block,
 }
 
+/// A sequential loop whose trip count is only known at run time: `while (cond) body`.
+/// `cond` is evaluated before every iteration (and once more when it fails). Frontends
+/// lower `break`, `continue` and `return` to `bool` flags (see [`proc::jumps`]): a
+/// `break` sets a flag that `cond` tests (`!brk && err > tol`), a `continue` sets a flag
+/// that guards the rest of the body. A `while` never appears inside a [`Map`] body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct While {
+    /// The loop's identity, numbered with the [`Loop`]s (see "Identities").
+    pub id: LoopId,
+    pub cond: Expr,
+    pub body: Block,
+}
+
 /// One dimension of a [`Map`]'s index space: `var` in `start .. stop` (exclusive), unit step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapDim {
@@ -980,6 +1003,8 @@ pub enum StmtKind {
         shared: bool,
     },
     Loop(Loop),
+    /// A data-dependent loop (see [`While`]).
+    While(While),
     Map(Map),
     If {
         cond: Expr,

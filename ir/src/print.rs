@@ -238,6 +238,11 @@ fn print_block(f: &Function, b: &Block, depth: usize, out: &mut String) {
                 print_block(f, &l.body, depth + 1, out);
                 let _ = writeln!(out, "{ind}}}");
             }
+            StmtKind::While(w) => {
+                let _ = writeln!(out, "{ind}{}: while {} {{{tag}", w.id, expr_str(f, &w.cond));
+                print_block(f, &w.body, depth + 1, out);
+                let _ = writeln!(out, "{ind}}}");
+            }
             StmtKind::Map(m) => {
                 let dims: Vec<String> = m
                     .dims

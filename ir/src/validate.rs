@@ -32,6 +32,7 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
         span: f.span,
         loop_ids: std::collections::HashSet::new(),
         map_ids: std::collections::HashSet::new(),
+        maps: 0,
     };
     for (k, p) in f.params.iter().enumerate() {
         v.check_var(p.var)?;
@@ -152,6 +153,8 @@ struct Validator<'a> {
     /// Ids of the loops and maps seen so far (unique per function, invariant 8).
     loop_ids: std::collections::HashSet<LoopId>,
     map_ids: std::collections::HashSet<MapId>,
+    /// How many maps enclose the statement being checked (a `while` may not be in one).
+    maps: usize,
 }
 
 impl Validator<'_> {
@@ -255,6 +258,22 @@ impl Validator<'_> {
                 self.block(&l.body)?;
                 self.bound.pop();
             }
+            StmtKind::While(w) => {
+                if w.id.is_new() {
+                    return self.err("loop without an id (a stage did not settle its ids)".into());
+                }
+                if !self.loop_ids.insert(w.id) {
+                    return self.err(format!("two loops have id {}", w.id));
+                }
+                if self.maps > 0 {
+                    return self.err(format!("`while` loop {} inside a map body", w.id));
+                }
+                self.expr(&w.cond)?;
+                if w.cond.ty != Scalar::Bool {
+                    return self.err("condition is not bool".into());
+                }
+                self.block(&w.body)?;
+            }
             StmtKind::Map(m) => {
                 if m.dims.is_empty() {
                     return self.err("map without dimensions".into());
@@ -272,7 +291,10 @@ impl Validator<'_> {
                 for d in &m.dims {
                     self.bind(d.var)?;
                 }
-                self.block(&m.body)?;
+                self.maps += 1;
+                let body = self.block(&m.body);
+                self.maps -= 1;
+                body?;
                 for _ in &m.dims {
                     self.bound.pop();
                 }
@@ -459,6 +481,38 @@ mod tests {
         let text = print::print_function(&sample());
         assert!(text.contains("M0: map i in [0, N) {"), "{text}");
         assert!(text.contains("A[i] = A[i] * 2.0"), "{text}");
+    }
+
+    /// `while` loops: printed with their id, numbered with the loops; never in a map body,
+    /// with a `bool` condition.
+    #[test]
+    fn while_loops_are_checked() {
+        let mut f = sample();
+        let flag = f.add_var("brk", Type::Scalar(Scalar::Bool), VarRole::Local, Span::NONE);
+        let cond = crate::proc::jumps::none_set(&[flag]);
+        let w = |id: u32, cond: Expr, body: Block| {
+            Stmt::new(StmtKind::While(While { id: LoopId(id), cond, body }), Span::NONE)
+        };
+        let set = Stmt::assign(Place::scalar(flag), Expr::boolean(true), Span::NONE);
+        f.body.push(Stmt::assign(Place::scalar(flag), Expr::boolean(false), Span::NONE));
+        f.body.push(w(0, cond.clone(), vec![set.clone()]));
+        validate(&f).unwrap();
+        let text = print::print_function(&f);
+        assert!(text.contains("L0: while !brk {"), "{text}");
+        // Two loops with one id.
+        let mut g = f.clone();
+        g.body.push(w(0, cond.clone(), vec![set.clone()]));
+        assert!(validate(&g).unwrap_err().message.contains("two loops have id L0"));
+        // Not a bool.
+        let mut g = f.clone();
+        g.body.push(w(1, Expr::int(1), Vec::new()));
+        assert!(validate(&g).unwrap_err().message.contains("condition is not bool"));
+        // Inside a map.
+        let mut g = f.clone();
+        if let StmtKind::Map(m) = &mut g.body[0].kind {
+            m.body.push(w(1, cond, vec![set]));
+        }
+        assert!(validate(&g).unwrap_err().message.contains("inside a map body"));
     }
 
     #[test]

@@ -86,6 +86,7 @@ impl Stmt {
                 f(&l.stop);
                 f(&l.step);
             }
+            StmtKind::While(w) => f(&w.cond),
             StmtKind::Map(m) => m.dims.iter().for_each(|d| {
                 f(&d.start);
                 f(&d.stop);
@@ -108,6 +109,7 @@ impl Stmt {
     pub fn blocks(&self) -> Vec<&Block> {
         match &self.kind {
             StmtKind::Loop(l) => vec![&l.body],
+            StmtKind::While(w) => vec![&w.body],
             StmtKind::Map(m) => vec![&m.body],
             StmtKind::If { then_body, else_body, .. } => vec![then_body, else_body],
             StmtKind::Section { body, .. } => vec![body],
@@ -118,6 +120,7 @@ impl Stmt {
     pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
         match &mut self.kind {
             StmtKind::Loop(l) => vec![&mut l.body],
+            StmtKind::While(w) => vec![&mut w.body],
             StmtKind::Map(m) => vec![&mut m.body],
             StmtKind::If { then_body, else_body, .. } => vec![then_body, else_body],
             StmtKind::Section { body, .. } => vec![body],

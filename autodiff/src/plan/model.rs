@@ -143,10 +143,23 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
             (Some(b), _) => eval_int(&b, &env)
                 .ok_or_else(|| format!("the size of tape `{}` needs a size --sizes does not give", t.name))?
                 .max(0) as u64,
-            (None, _) => return Err(format!("the tape `{}` has no size bound: its memory cannot be planned", t.name)),
+            (None, _) => {
+                return Err(format!(
+                    "the tape `{}` has no size bound: its memory cannot be planned (a stack inside a loop whose \
+                     trip count is only known at run time); bound each `while` loop with --max-trips LOOP=K \
+                     (LOOP its line or its id in --emit ir)",
+                    t.name
+                ))
+            }
         };
         if t.kind == TapeKind::Stack {
-            fixed += bytes;
+            // The runtime's stacks start at 4096 bytes and double (`adjc_tape_reserve`):
+            // the capacity is what the allocation holds.
+            let mut cap = 4096u64;
+            while cap < bytes {
+                cap = cap.saturating_mul(2);
+            }
+            fixed += if bytes == 0 { 0 } else { cap };
         }
         let formula = t.bytes().map(|b| adjc_ir::print::expr_str(f, &b)).unwrap_or_default();
         // The tape of a cheap map: recomputing it costs the map's flops for every element

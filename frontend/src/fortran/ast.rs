@@ -346,8 +346,9 @@ pub enum StmtKind {
         args: Vec<Expr>,
     },
     Continue,
-    Exit,
-    Cycle,
+    /// `exit [name]`, `cycle [name]` (the construct name, lower-case).
+    Exit(Option<String>),
+    Cycle(Option<String>),
     Return,
     /// `goto 10` (`label`), or a computed/assigned goto (`None`).
     Goto {
@@ -384,6 +385,8 @@ pub enum IoKind {
 pub struct DoLoop {
     /// The `do ...` line.
     pub head: Span,
+    /// The construct name (`outer` of `outer: do ...`), lower-case.
+    pub name: Option<String>,
     pub control: DoControl,
     pub body: Vec<Stmt>,
 }

@@ -247,7 +247,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         self.declare_locals(spec, Vec::new())?;
         let stmts = self.statement_functions(spec, spec.stmts)?;
-        self.body_with_returns(stmts)?;
+        self.body_with_loop_returns(|lw| lw.body_with_returns(stmts))?;
         Ok(result)
     }
 }

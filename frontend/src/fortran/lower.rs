@@ -25,6 +25,11 @@ pub struct Lowerer<'s, 't> {
     pub names: BTreeMap<String, Binding>,
     /// Enclosing `do` variables, innermost last.
     pub loops: Vec<(String, VarId)>,
+    /// Enclosing `do` loops with their `exit` / `cycle` flags, innermost last (`jumps`).
+    pub jumps: Vec<super::jumps::FJump>,
+    /// Per procedure body being lowered (entry, inlined callees): the flag a `return`
+    /// inside a loop sets, once one is met.
+    pub ret_flags: Vec<Option<VarId>>,
     /// Statement blocks under construction, innermost last.
     pub blocks: Vec<Block>,
     pub implicit_none: bool,
@@ -135,6 +140,8 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         },
         names: BTreeMap::new(),
         loops: Vec::new(),
+        jumps: Vec::new(),
+        ret_flags: Vec::new(),
         blocks: vec![Vec::new()],
         implicit_none: false,
         reserved: crate::ts::identifiers(src, true),
@@ -169,7 +176,7 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
     };
     let stmts = lw.declare(proc)?;
     lw.named_constants = true;
-    lw.body_with_returns(stmts)?;
+    lw.body_with_loop_returns(|lw| lw.body_with_returns(stmts))?;
     lw.finish()
 }
 

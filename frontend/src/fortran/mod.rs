@@ -60,6 +60,7 @@ mod expr;
 mod fixed;
 mod inline;
 mod intrinsics;
+mod jumps;
 mod keywords;
 mod load;
 mod lower;

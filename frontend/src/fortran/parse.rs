@@ -460,8 +460,17 @@ impl<'s> Parser<'s> {
                 let word: String = word.chars().filter(|c| c.is_ascii_alphabetic()).collect();
                 match word.as_str() {
                     "continue" => StmtKind::Continue,
-                    "exit" => StmtKind::Exit,
-                    "cycle" => StmtKind::Cycle,
+                    w if w.starts_with("exit") || w.starts_with("cycle") => {
+                        let target = named(n)
+                            .into_iter()
+                            .find(|c| c.kind() == "identifier")
+                            .map(|c| self.text(c).to_ascii_lowercase());
+                        if w.starts_with("exit") {
+                            StmtKind::Exit(target)
+                        } else {
+                            StmtKind::Cycle(target)
+                        }
+                    }
                     "return" => StmtKind::Return,
                     // A computed `goto (10, 20) k` lists several labels: `None`.
                     w if w.starts_with("goto") && self.text(n).contains('(') => StmtKind::Goto { label: None },
@@ -542,7 +551,13 @@ impl<'s> Parser<'s> {
     }
 
     fn do_loop(&mut self, n: Node, span: Span) -> StmtKind {
-        let kids = named(n);
+        let mut kids = named(n);
+        // `outer: do ...`: the construct name comes first.
+        let mut name = None;
+        if kids.first().is_some_and(|k| k.kind() == "block_label_start_expression") {
+            name = Some(self.text(kids[0]).trim_end_matches(':').trim().to_ascii_lowercase());
+            kids.remove(0);
+        }
         let Some(head) = kids.first().copied().filter(|k| k.kind() == "do_statement") else {
             return StmtKind::Unsupported(Diagnostic::error(span, "cannot read this `do` loop"));
         };
@@ -606,7 +621,7 @@ impl<'s> Parser<'s> {
                 _ => body.push(self.stmt(*s)),
             }
         }
-        StmtKind::Do(Box::new(DoLoop { head: self.sp(head), control, body }))
+        StmtKind::Do(Box::new(DoLoop { head: self.sp(head), name, control, body }))
     }
 
     fn if_stmt(&mut self, n: Node, span: Span) -> StmtKind {

@@ -191,6 +191,7 @@ fn remap_stmt(s: &mut Stmt, map: &dyn Fn(Span) -> Span) {
         StmtKind::Loop(l) => exprs.extend([&mut l.start, &mut l.stop, &mut l.step]),
         StmtKind::Map(m) => m.dims.iter_mut().for_each(|d| exprs.extend([&mut d.start, &mut d.stop])),
         StmtKind::If { cond, .. } => exprs.push(cond),
+        StmtKind::While(w) => exprs.push(&mut w.cond),
         StmtKind::Push { value, .. } => exprs.push(value),
         StmtKind::Pop { target, .. } => exprs.extend(target.index.iter_mut()),
         StmtKind::Call(c) => {

@@ -69,20 +69,11 @@ impl<'s, 't> Lowerer<'s, 't> {
                 Err(self.err(n, format!("`call {name}` is not supported yet")).with_help(help))
             }
             S::Continue => Ok(()),
-            S::Exit => unsupported(
-                self,
-                "`exit` is",
-                "loops with an early exit are not supported yet; compute the trip count first",
-            ),
-            S::Cycle => unsupported(self, "`cycle` is", "wrap the rest of the loop body in an `if`"),
-            // `returns` lowers the others: a `return` that reaches here is inside a loop or a
-            // `select case`.
-            S::Return if !self.loops.is_empty() => unsupported(
-                self,
-                "a `return` inside a `do` loop is",
-                "a loop with a data-dependent exit is not supported yet; compute the trip count before the loop, \
-                 or set a flag in the loop, skip the remaining iterations with an `if` on it, and return after the loop",
-            ),
+            S::Exit(target) => self.jump(n, true, target),
+            S::Cycle(target) => self.jump(n, false, target),
+            // `returns` lowers the others: a `return` that reaches here is inside a loop
+            // (a flag, see `jumps`) or a `select case`.
+            S::Return if self.in_flag_loop() => self.loop_return(n),
             S::Return => unsupported(
                 self,
                 "a `return` here (inside `select case` or `where`) is",
@@ -411,17 +402,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.span = span;
         let (var_node, start, last, step) = match &d.control {
             DoControl::Counted { var, start, last, step } => (var, start, last, step.as_ref()),
-            DoControl::While { .. } => {
-                return Err(self
-                    .err(head, "`do while` loops are not supported yet")
-                    .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"))
-            }
+            DoControl::While { .. } | DoControl::Forever => return self.do_while(d),
             DoControl::Concurrent { span: conc, items } => return self.do_concurrent(d, *conc, items),
-            DoControl::Forever => {
-                return Err(self
-                    .err(head, "a `do` loop without a loop control is not supported")
-                    .with_help("adjc needs loops with a trip count known on entry: `do i = 1, n`"))
-            }
             DoControl::Malformed(at) => return Err(self.err(*at, "cannot read this loop control")),
         };
         let name = self.text(var_node).to_ascii_lowercase();
@@ -469,10 +451,14 @@ impl<'s, 't> Lowerer<'s, 't> {
         let spelled = self.text(var_node).to_string();
         let iv = self.f.add_var(spelled, Type::Scalar(Scalar::I64), VarRole::Index, self.sp(var_node));
         self.loops.push((name, iv));
-        let body = self.with_block(|lw| lw.block_stmts(&d.body));
+        let body = self.loop_body_with_jumps(&d.name, |lw| lw.block_stmts(&d.body));
         self.loops.pop();
-        let body = body?;
+        let (fin, brk) = body?;
         self.span = span;
+        if let Some(b) = brk {
+            self.emit(StmtKind::Assign { target: Place::scalar(b), value: Expr::boolean(false) });
+        }
+        let body = adjc_ir::proc::jumps::counted_body(fin.body, &fin.stop);
         self.emit(StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step: step_value, body }));
         Ok(())
     }
@@ -676,7 +662,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let body = match failed {
             Some(d) => Err(d),
-            None => self.with_block(|lw| lw.block_stmts(&d.body)),
+            None => self.concurrent_body(|lw| lw.block_stmts(&d.body)),
         };
         for _ in &loops {
             self.loops.pop();

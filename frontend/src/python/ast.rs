@@ -169,6 +169,12 @@ pub enum StKind {
         then_body: Vec<St>,
         else_body: Vec<St>,
     },
+    While {
+        cond: Ex,
+        body: Vec<St>,
+    },
+    Break,
+    Continue,
     Return(Option<Ex>),
     Pass,
 }

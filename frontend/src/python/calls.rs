@@ -728,7 +728,7 @@ impl Lowerer<'_> {
                 let v = v.unwrap_or(Val::None);
                 self.bind_param(p, v)?;
             }
-            self.lower_block(&body)
+            self.lower_body(&body)
         })();
         let sc = self.scopes.pop();
         self.span = call_span;

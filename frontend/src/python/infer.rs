@@ -191,8 +191,12 @@ impl Walker<'_> {
                 self.block(then_body, al);
                 self.block(else_body, al);
             }
+            StKind::While { cond, body } => {
+                self.ex(cond, Ctx::Value, al);
+                self.block(body, al);
+            }
             StKind::Return(Some(e)) => self.ex(e, Ctx::Value, al),
-            StKind::Return(None) | StKind::Pass => {}
+            StKind::Return(None) | StKind::Pass | StKind::Break | StKind::Continue => {}
         }
     }
 
@@ -769,6 +773,7 @@ impl Walker<'_> {
                     self.refine_block(then_body, al, locals);
                     self.refine_block(else_body, al, locals);
                 }
+                StKind::While { body, .. } => self.refine_block(body, al, locals),
                 _ => {}
             }
         }

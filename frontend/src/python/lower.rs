@@ -41,8 +41,8 @@ pub(super) enum Binding {
 /// Bindings watched while a loop body is lowered: a name read with its pre-loop binding
 /// and rebound later in the body would see the new binding from the second iteration on.
 pub(super) struct Watch {
-    before: BTreeMap<String, Binding>,
-    read: BTreeSet<String>,
+    pub before: BTreeMap<String, Binding>,
+    pub read: BTreeSet<String>,
 }
 
 impl Watch {
@@ -74,6 +74,17 @@ pub(super) struct Scope {
     /// branch binding the same name to a value of the same shape reuses the array, so
     /// that the name means one array after the `if`.
     pub sibling: BTreeMap<String, Arr>,
+    /// With an early `return`: the flag it sets and the scalar that holds the value (see
+    /// `adjc_ir::proc::jumps`).
+    pub ret_flag: Option<VarId>,
+    pub ret_var: Option<VarId>,
+}
+
+/// The `break` / `continue` flags of one loop being lowered, created at the first jump.
+pub(super) struct JumpFrame {
+    pub scope: u32,
+    pub brk: Option<VarId>,
+    pub cont: Option<VarId>,
 }
 
 impl Scope {
@@ -97,6 +108,8 @@ impl Scope {
             owned: BTreeSet::new(),
             watches: Vec::new(),
             sibling: BTreeMap::new(),
+            ret_flag: None,
+            ret_var: None,
         }
     }
 }
@@ -123,6 +136,7 @@ fn count_assignments(body: &[St], depth: usize, counts: &mut BTreeMap<String, us
                 count_assignments(then_body, depth + 1, counts, top);
                 count_assignments(else_body, depth + 1, counts, top);
             }
+            StKind::While { body, .. } => count_assignments(body, depth + 1, counts, top),
             _ => {}
         }
         for n in names {
@@ -164,6 +178,8 @@ pub(super) struct Lowerer<'m> {
     /// Ranges of the `for` loops around the statement being lowered (outermost first),
     /// to tell indices that can be negative from those that cannot.
     pub loop_ranges: Vec<crate::ranges::LoopRange>,
+    /// The loops around the statement being lowered, innermost last (all scopes).
+    pub jumps: Vec<JumpFrame>,
 }
 
 impl<'m> Lowerer<'m> {
@@ -343,6 +359,7 @@ impl<'m> Lowerer<'m> {
             span: entry.span,
             const_depth: 0,
             loop_ranges: Vec::new(),
+            jumps: Vec::new(),
         };
         // Declared types: argument specs first, then annotations.
         let mut declared: Vec<Option<TypeSpec>> = Vec::new();
@@ -575,6 +592,9 @@ impl<'m> Lowerer<'m> {
             }
             StKind::For { var, var_span, iter, body } => self.for_loop(var, *var_span, iter, body, s.span),
             StKind::If { cond, then_body, else_body } => self.if_stmt(cond, then_body, else_body),
+            StKind::While { cond, body } => self.while_loop(cond, body, s.span),
+            StKind::Break | StKind::Continue => self.jump(matches!(s.kind, StKind::Break), s.span),
+            StKind::Return(v) if self.scope().ret_flag.is_some() => self.early_ret(v.as_ref(), s.span),
             StKind::Return(v) => {
                 if self.scope().depth > 0 {
                     return Err(self.err_help(
@@ -949,7 +969,12 @@ impl<'m> Lowerer<'m> {
         };
         let ranged = range.is_some();
         self.loops.extend(range);
+        self.push_jumps();
         let r = self.with_block(|lw| lw.lower_block(body));
+        let r = r.map(|b| self.pop_jumps(b));
+        if r.is_err() {
+            self.jumps.pop();
+        }
         if ranged {
             self.loops.pop();
         }
@@ -962,20 +987,13 @@ impl<'m> Lowerer<'m> {
             sc.depth -= 1;
             sc.watches.pop()
         };
-        let body = r?;
-        if let Some(w) = watch {
-            for name in &w.read {
-                let now = self.scope().env.get(name);
-                if !same_binding(now, w.before.get(name)) {
-                    return Err(self.err_help(
-                        span,
-                        format!("`{name}` refers to a different array in each iteration of this loop"),
-                        format!("rebinding a name inside a loop is not supported; copy the values instead: `{name}[:] = ...`"),
-                    ));
-                }
-            }
-        }
+        let (fin, brk) = r?;
+        self.check_rebinding(watch, span)?;
         self.span = span;
+        if let Some(b) = brk {
+            self.emit_kind(StmtKind::Assign { target: Place::scalar(b), value: Expr::boolean(false) });
+        }
+        let body = adjc_ir::proc::jumps::counted_body(fin.body, &fin.stop);
         self.emit_kind(StmtKind::Loop(Loop { id: LoopId::NEW, var: iv, start, stop, step, body }));
         // Python keeps the last value of the loop variable; the IR index only exists
         // inside its loop.
@@ -1147,7 +1165,7 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    fn add_ret(&mut self, var: VarId) {
+    pub(super) fn add_ret(&mut self, var: VarId) {
         self.rets.push(var);
         let k = self.rets.len() - 1;
         self.docs.insert(

@@ -37,6 +37,7 @@ mod einsum;
 mod expr;
 mod finish;
 mod infer;
+mod jumps;
 mod lower;
 mod moments;
 mod names;
@@ -135,7 +136,7 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
     let mut hints = lower::Hints::new();
     for _ in 0..MAX_ATTEMPTS {
         let attempt = lower::Lowerer::new(&m, entry, &specs, &hints, &reserved).and_then(|mut lw| {
-            lw.lower_block(&body)?;
+            lw.lower_body(&body)?;
             lw.finish()
         });
         match attempt {

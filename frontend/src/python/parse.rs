@@ -285,19 +285,9 @@ impl<'s> Cx<'s> {
             "import_statement" | "import_from_statement" | "future_import_statement" => return Ok(None),
             "if_statement" => self.if_stmt(n, depth)?,
             "for_statement" => self.for_stmt(n, depth)?,
-            "while_statement" => {
-                return Err(self
-                    .err(n, "`while` loops are not supported")
-                    .with_help("rewrite it as a `for ... in range(...)` loop with a fixed trip count"))
-            }
-            "break_statement" => {
-                return Err(self.err(n, "`break` is not supported").with_help("loops must run their full `range`"))
-            }
-            "continue_statement" => {
-                return Err(self
-                    .err(n, "`continue` is not supported")
-                    .with_help("guard the rest of the loop body with an `if` instead"))
-            }
+            "while_statement" => self.while_stmt(n, depth)?,
+            "break_statement" => StKind::Break,
+            "continue_statement" => StKind::Continue,
             "global_statement" | "nonlocal_statement" => {
                 return Err(self
                     .err(n, format!("`{}` is not supported", n.kind().trim_end_matches("_statement")))
@@ -431,6 +421,22 @@ impl<'s> Cx<'s> {
             None => Vec::new(),
         };
         Ok(StKind::For { var: self.text(l), var_span: self.span(l), iter: self.expr(r, depth)?, body })
+    }
+
+    fn while_stmt(&self, n: Node, depth: usize) -> Result<StKind, Diagnostic> {
+        if let Some(alt) = n.child_by_field_name("alternative") {
+            return Err(self
+                .err(alt, "`while ... else` is not supported")
+                .with_help("set a flag before `break` and test it after the loop"));
+        }
+        let Some(c) = n.child_by_field_name("condition") else {
+            return Err(self.err(n, "malformed `while`"));
+        };
+        let body = match n.child_by_field_name("body") {
+            Some(b) => self.block(b, depth + 1)?,
+            None => Vec::new(),
+        };
+        Ok(StKind::While { cond: self.expr(c, depth)?, body })
     }
 
     fn ex(&self, n: Node, kind: ExKind) -> Ex {

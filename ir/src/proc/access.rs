@@ -122,7 +122,7 @@ fn own_vars(s: &Stmt, out: &mut VarSet) {
             out.insert(*tape);
             out.insert(target.var);
         }
-        StmtKind::If { .. } | StmtKind::Section { .. } => {}
+        StmtKind::If { .. } | StmtKind::While(_) | StmtKind::Section { .. } => {}
     }
 }
 
@@ -165,6 +165,10 @@ pub fn rewrite_block(b: &mut Block, fe: &dyn Fn(&Expr) -> Expr, fv: &dyn Fn(VarI
                 l.stop = ex(&l.stop);
                 l.step = ex(&l.step);
                 rewrite_block(&mut l.body, fe, fv);
+            }
+            StmtKind::While(w) => {
+                w.cond = ex(&w.cond);
+                rewrite_block(&mut w.body, fe, fv);
             }
             StmtKind::Map(m) => {
                 for d in m.dims.iter_mut() {

@@ -17,6 +17,7 @@ pub fn settle(body: &mut Block) {
     let (mut next_loop, mut next_map) = (0u32, 0u32);
     crate::walk_stmts(body, &mut |s| match &s.kind {
         StmtKind::Loop(l) if !l.id.is_new() => next_loop = next_loop.max(l.id.0 + 1),
+        StmtKind::While(w) if !w.id.is_new() => next_loop = next_loop.max(w.id.0 + 1),
         StmtKind::Map(m) if !m.id.is_new() => next_map = next_map.max(m.id.0 + 1),
         _ => {}
     });
@@ -31,6 +32,7 @@ pub fn renumber(body: &mut Block) {
         for s in b {
             match &mut s.kind {
                 StmtKind::Loop(l) => l.id = LoopId::NEW,
+                StmtKind::While(w) => w.id = LoopId::NEW,
                 StmtKind::Map(m) => m.id = MapId::NEW,
                 _ => {}
             }
@@ -58,6 +60,7 @@ impl Numbering {
     fn stmt(&mut self, s: &mut Stmt) {
         match &mut s.kind {
             StmtKind::Loop(l) => l.id = self.loop_id(l.id),
+            StmtKind::While(w) => w.id = self.loop_id(w.id),
             StmtKind::Map(m) => m.id = self.map_id(m.id),
             _ => {}
         }

@@ -4,6 +4,7 @@
 //! * [`ids`]: numbering loops and maps (the "Identities" rule of the crate docs).
 //! * [`eq`]: equality of expressions up to spans.
 //! * [`access`]: what statements read, write and mention; renaming variables.
+//! * [`jumps`]: `break` / `continue` / `return` lowered to flags, loop conditions and guards.
 //! * [`affine`]: integer expressions as affine combinations (compare indices, bound them
 //!   over loop nests).
 
@@ -11,3 +12,4 @@ pub mod access;
 pub mod affine;
 pub mod eq;
 pub mod ids;
+pub mod jumps;

@@ -483,6 +483,12 @@ impl<'f> M<'f> {
                 self.slots[l.var.index()] = Slot::Unset;
                 Ok(())
             }
+            StmtKind::While(w) => {
+                while self.eval(&w.cond)?.b()? {
+                    self.block(&w.body)?;
+                }
+                Ok(())
+            }
             StmtKind::Map(m) => {
                 let mut ranges = Vec::new();
                 for d in &m.dims {
