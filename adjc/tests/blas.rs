@@ -35,6 +35,22 @@ fn function<'a>(c: &'a str, name: &str) -> &'a str {
     &c[start..start + len]
 }
 
+/// `@` on two stacks of matrices is one gemm per matrix in both sweeps (a loop around
+/// the call), never a triple loop.
+#[test]
+fn batched_products_are_one_gemm_per_matrix() {
+    let dir = scratch("blas-batched");
+    let out = adjc(&["transpile", "examples/python/batched.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("batched.c")).unwrap());
+    let fwd = function(&c, "batched");
+    let adj = function(&c, "batched_b");
+    // `X @ W`, `X[0].T @ X[0]` and `dot @ W`.
+    assert_eq!(fwd.matches("cblas_dgemm(").count(), 3, "{fwd}");
+    assert!(adj.matches("cblas_dgemm(").count() >= 7, "{adj}");
+    assert!(max_loop_depth(fwd) <= 3 && max_loop_depth(adj) <= 3, "a quadruple loop:\n{c}");
+}
+
 #[test]
 fn gemm_adjoint_is_blas_calls_without_triple_loops() {
     let dir = scratch("blas-gemm");
@@ -113,6 +129,7 @@ const BLAS_KERNELS: &[&str] = &[
     "mixed_precision",
     "einsum_products",
     "outer_product",
+    "batched",
 ];
 
 /// `adjc check` of the BLAS kernels built against OpenBLAS (`-DADJC_BLAS=cblas

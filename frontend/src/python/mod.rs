@@ -25,6 +25,7 @@
 //! boolean masks outside assignment targets, early `return`, shapes that
 //! depend on loop variables (for arrays the source creates; temporaries use bounds).
 
+mod assemble;
 mod ast;
 mod blas;
 mod calls;
@@ -39,6 +40,8 @@ mod names;
 mod ops;
 mod parse;
 mod reshape;
+mod scan;
+mod sequences;
 mod shapes;
 mod store;
 mod syntax;
