@@ -145,8 +145,22 @@ impl Lowerer<'_> {
                 let (x0, xk) = (parts[0].shape[d].clone(), parts[k].shape[d].clone());
                 let what = format!("equal extents of the parts of `{}`", e.text);
                 if !self.require_equal(&x0, &xk, e.span, what) {
-                    let (t0, tk) = (parts[0].text.clone(), parts[k].text.clone());
-                    return Err(self.mismatch(&t0, &x0, &tk, &xk, e.span, Some(d), rank));
+                    return Err(self.err_help(
+                        e.span,
+                        format!(
+                            "the parts of `{}` differ along axis {d}: `{}` has extent {}, `{}` has extent {}",
+                            e.text,
+                            parts[0].text,
+                            self.ext_str(&x0),
+                            parts[k].text,
+                            self.ext_str(&xk)
+                        ),
+                        if kind == "stack" {
+                            "the arrays of `np.stack` must have the same shape".to_string()
+                        } else {
+                            format!("the parts must have equal extents on every axis but the joined one (axis {axis})")
+                        },
+                    ));
                 }
             }
         }
