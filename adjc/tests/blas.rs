@@ -51,6 +51,28 @@ fn batched_products_are_one_gemm_per_matrix() {
     assert!(max_loop_depth(fwd) <= 3 && max_loop_depth(adj) <= 3, "a quadruple loop:\n{c}");
 }
 
+/// `np.linalg.solve` and `np.linalg.cholesky` are LAPACK-style calls in both sweeps: the
+/// solve's adjoint is one more solve on the transposed view (and a ger/gemm for the
+/// matrix), the Cholesky adjoint one call; never a differentiated elimination (no loop
+/// nest deeper than the example's own).
+#[test]
+fn linalg_adjoints_are_library_calls() {
+    let dir = scratch("blas-linalg");
+    let out = adjc(&["transpile", "examples/python/linalg.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("linalg.c")).unwrap());
+    let fwd = function(&c, "linalg");
+    let adj = function(&c, "linalg_b");
+    assert_eq!(fwd.matches("adjc_dsolve(").count(), 3, "{fwd}");
+    assert_eq!(fwd.matches("adjc_dcholesky(").count(), 1, "{fwd}");
+    // Per solve: the transposed solve and the solution again; per Cholesky: the factor
+    // again and its adjoint.
+    assert_eq!(adj.matches("adjc_dsolve(").count(), 3 + 6, "{adj}");
+    assert_eq!(adj.matches("adjc_dcholesky_adjoint(").count(), 1, "{adj}");
+    assert!(adj.contains("adjoint of solve: x_b_solved = A⁻ᵀ x_b"), "{adj}");
+    assert!(max_loop_depth(fwd) <= 2 && max_loop_depth(adj) <= 2, "a triple loop:\n{c}");
+}
+
 #[test]
 fn gemm_adjoint_is_blas_calls_without_triple_loops() {
     let dir = scratch("blas-gemm");
@@ -130,6 +152,7 @@ const BLAS_KERNELS: &[&str] = &[
     "einsum_products",
     "outer_product",
     "batched",
+    "linalg",
 ];
 
 /// `adjc check` of the BLAS kernels built against OpenBLAS (`-DADJC_BLAS=cblas

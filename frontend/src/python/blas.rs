@@ -21,7 +21,7 @@ use adjc_ir::*;
 
 /// The variable and view of an operand, when it is a plain load of one variable with
 /// unit-step indices.
-fn view_of(arr: &Arr, f: &Function, length: &dyn Fn(&Expr) -> Expr) -> Option<(VarId, View)> {
+pub(super) fn view_of(arr: &Arr, f: &Function, length: &dyn Fn(&Expr) -> Expr) -> Option<(VarId, View)> {
     let ExprKind::Load(var, idx) = &arr.tmpl.kind else { return None };
     let var = *var;
     if !arr.elem.is_float() || f.var(var).ty.elem() != arr.elem {
@@ -98,7 +98,7 @@ enum Src {
 impl Lowerer<'_> {
     /// Not inside a loop or branch. (Products are always computed at statement level,
     /// before any map of the statement is built, so they are never inside a map body.)
-    fn at_top_level(&self) -> bool {
+    pub(super) fn at_top_level(&self) -> bool {
         self.blocks.len() == 1
     }
 

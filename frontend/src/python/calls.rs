@@ -377,11 +377,7 @@ impl Lowerer<'_> {
             NpName::Linspace => self.linspace(e, args, kwargs),
             NpName::Tri(upper) => self.tri(upper, e, args, kwargs),
             NpName::Norm => self.norm(e, args, kwargs),
-            NpName::Linalg(n) => Err(self.err_help(
-                func.span,
-                format!("`np.linalg.{n}` is not supported yet"),
-                "write the factorisation or solve as loops (see examples/python/cholesky.py and lu.py)",
-            )),
+            NpName::Linalg(n) => self.linalg(n, e, func, args, kwargs),
             NpName::Const(_) => Err(self.err(func.span, format!("`{}` is not callable", func.text))),
             NpName::Unknown => {
                 let msg = if matches!(q, "numpy.dot" | "numpy.matmul") {

@@ -497,6 +497,7 @@ impl Walker<'_> {
             | Some(NpName::Diff)
             | Some(NpName::Roll)
             | Some(NpName::Tri(_))
+            | Some(NpName::Linalg(_))
             | Some(NpName::Norm) => {
                 let r = names::resolve(self.m, func).unwrap_or_default();
                 let r = r.trim_start_matches("numpy.");
@@ -670,6 +671,8 @@ impl Walker<'_> {
                         self.rank_of(args.first()?, al, locals)
                     }
                     Some(NpName::Arange) | Some(NpName::Linspace) => Some(1),
+                    Some(NpName::Linalg("cholesky")) => Some(2),
+                    Some(NpName::Linalg("solve")) => self.rank_of(args.get(1)?, al, locals),
                     Some(NpName::Join(kind)) => {
                         let first = match &args.first()?.kind {
                             ExKind::Tuple(t) | ExKind::List(t) => t.first()?,

@@ -38,6 +38,7 @@ mod einsum;
 mod expr;
 mod finish;
 mod infer;
+mod linalg;
 mod lower;
 mod moments;
 mod names;

@@ -96,6 +96,8 @@ pub enum DefOp {
     /// The running sum (`prod` false) or product of `arg` along `axis` (`np.cumsum`,
     /// `np.cumprod`): a sequential loop over the axis, a recurrence on the destination.
     Scan { prod: bool, arg: Arr, axis: usize },
+    /// `np.linalg.cholesky(args[0])` or `np.linalg.solve(args[0], args[1])`: a library call.
+    Linalg { cholesky: bool, args: Vec<Arr> },
 }
 
 impl Deferred {
@@ -107,6 +109,7 @@ impl Deferred {
             DefOp::Fresh { init } => init.as_ref().is_some_and(|e| e.mentions(v)),
             DefOp::Join { parts, .. } => parts.iter().any(|p| p.tmpl.mentions(v)),
             DefOp::Scan { arg, .. } => arg.tmpl.mentions(v),
+            DefOp::Linalg { args, .. } => args.iter().any(|p| p.tmpl.mentions(v)),
         }
     }
 }

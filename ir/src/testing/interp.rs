@@ -376,9 +376,11 @@ impl<'f> M<'f> {
         let mut ext = |v: &View| -> Result<Vec<i64>, String> { v.extents.iter().map(|e| self.eval(e)?.i()).collect() };
         let eo = ext(&c.out_view)?;
         let ea = ext(&c.arg_views[0])?;
-        let eb = ext(&c.arg_views[1])?;
-        let (a, b) = (c.args[0], c.args[1]);
-        let (va, vb, vo) = (&c.arg_views[0], &c.arg_views[1], &c.out_view);
+        // One-argument calls (`cholesky`) use the first argument twice below.
+        let last = c.args.len().saturating_sub(1).min(1);
+        let eb = ext(&c.arg_views[last])?;
+        let (a, b) = (c.args[0], c.args[last]);
+        let (va, vb, vo) = (&c.arg_views[0], &c.arg_views[last], &c.out_view);
         // Every output element as a function of the arguments, computed before any write.
         let mut results: Vec<(Vec<i64>, f64)> = Vec::new();
         let get = |m: &mut Self, var: VarId, v: &View, idx: &[i64]| -> Result<f64, String> {
@@ -431,6 +433,65 @@ impl<'f> M<'f> {
                     t += get(self, a, va, &[p])? * get(self, b, vb, &[p])?;
                 }
                 results.push((vec![], alpha * t));
+            }
+            LibOp::Solve => {
+                let n = ea[0];
+                let k = eb.get(1).copied().unwrap_or(1);
+                let vecform = eb.len() == 1;
+                let mut m = vec![vec![0.0; (n + k) as usize]; n as usize];
+                for i in 0..n {
+                    for j in 0..n {
+                        m[i as usize][j as usize] = get(self, a, va, &[i, j])?;
+                    }
+                    for j in 0..k {
+                        let idx = if vecform { vec![i] } else { vec![i, j] };
+                        m[i as usize][(n + j) as usize] = get(self, b, vb, &idx)?;
+                    }
+                }
+                let x = gauss_solve(m, n as usize, k as usize);
+                for i in 0..n {
+                    for j in 0..k {
+                        let idx = if vecform { vec![i] } else { vec![i, j] };
+                        results.push((idx, x[i as usize][j as usize]));
+                    }
+                }
+            }
+            LibOp::Cholesky => {
+                let n = ea[0] as usize;
+                let mut l = vec![vec![0.0; n]; n];
+                for j in 0..n {
+                    let mut d = get(self, a, va, &[j as i64, j as i64])?;
+                    for p in 0..j {
+                        d -= l[j][p] * l[j][p];
+                    }
+                    l[j][j] = d.sqrt();
+                    for i in j + 1..n {
+                        let mut t = get(self, a, va, &[i as i64, j as i64])?;
+                        for p in 0..j {
+                            t -= l[i][p] * l[j][p];
+                        }
+                        l[i][j] = t / l[j][j];
+                    }
+                }
+                for (i, row) in l.iter().enumerate() {
+                    for (j, x) in row.iter().enumerate() {
+                        results.push((vec![i as i64, j as i64], *x));
+                    }
+                }
+            }
+            LibOp::CholeskyAdjoint => {
+                let n = ea[0] as usize;
+                let mut l = vec![vec![0.0; n]; n];
+                let mut lb = vec![vec![0.0; n]; n];
+                for i in 0..n {
+                    for j in 0..n {
+                        l[i][j] = if j <= i { get(self, a, va, &[i as i64, j as i64])? } else { 0.0 };
+                        lb[i][j] = get(self, b, vb, &[i as i64, j as i64])?;
+                    }
+                }
+                for (idx, x) in cholesky_adjoint(&l, &lb) {
+                    results.push((vec![idx.0 as i64, idx.1 as i64], x));
+                }
             }
         }
         for (idx, x) in results {
@@ -758,4 +819,75 @@ pub fn run(f: &Function, args: &mut Args, opts: Opts) -> Result<(), String> {
         args.insert(var.name.clone(), v);
     }
     Ok(())
+}
+
+/// `[A | B]` (n rows, n + k columns) → `A⁻¹ B` by Gaussian elimination with partial pivoting.
+fn gauss_solve(mut m: Vec<Vec<f64>>, n: usize, k: usize) -> Vec<Vec<f64>> {
+    for col in 0..n {
+        let piv = (col..n).max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs())).unwrap_or(col);
+        m.swap(col, piv);
+        for r in col + 1..n {
+            let f = m[r][col] / m[col][col];
+            for c in col..n + k {
+                m[r][c] -= f * m[col][c];
+            }
+        }
+    }
+    let mut x = vec![vec![0.0; k]; n];
+    for j in 0..k {
+        for i in (0..n).rev() {
+            let mut t = m[i][n + j];
+            for p in i + 1..n {
+                t -= m[i][p] * x[p][j];
+            }
+            x[i][j] = t / m[i][i];
+        }
+    }
+    x
+}
+
+/// The adjoint of `a` (its lower triangle) in `l = cholesky(a)` given `l_b`: with
+/// `P = Φ(Lᵀ L_b)` (lower triangle, halved diagonal) and `S = L⁻ᵀ P L⁻¹`, `a_b[i, j] =
+/// S[i, j] + S[j, i]` below the diagonal, `S[i, i]` on it, 0 above.
+pub fn cholesky_adjoint(l: &[Vec<f64>], lb: &[Vec<f64>]) -> Vec<((usize, usize), f64)> {
+    let n = l.len();
+    let mut p = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut t = 0.0;
+            for q in 0..n {
+                t += l[q][i] * lb[q][j];
+            }
+            p[i][j] = if i == j { 0.5 * t } else { t };
+        }
+    }
+    // Solve Lᵀ X = M column by column (back substitution).
+    let lt_solve = |m: &Vec<Vec<f64>>| {
+        let mut x = vec![vec![0.0; n]; n];
+        for c in 0..n {
+            for i in (0..n).rev() {
+                let mut t = m[i][c];
+                for q in i + 1..n {
+                    t -= l[q][i] * x[q][c];
+                }
+                x[i][c] = t / l[i][i];
+            }
+        }
+        x
+    };
+    let y = lt_solve(&p);
+    let yt: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| y[j][i]).collect()).collect();
+    let z = lt_solve(&yt); // Sᵀ
+    let mut out = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let v = match i.cmp(&j) {
+                std::cmp::Ordering::Greater => z[i][j] + z[j][i],
+                std::cmp::Ordering::Equal => z[i][i],
+                std::cmp::Ordering::Less => 0.0,
+            };
+            out.push(((i, j), v));
+        }
+    }
+    out
 }
