@@ -165,3 +165,26 @@ fn cumsum_adjoint_is_one_reversed_loop() {
     assert!(block.contains("for (int64_t i = N - 2; i >= 1; i--)"), "{block}");
     assert!(block.contains("x_b[i - 1] += x_b_t;"), "{block}");
 }
+
+/// Operands that are expressions, strided views and transposes; a Cholesky factor of a
+/// matrix whose upper triangle is garbage (NumPy reads the lower triangle only: the
+/// gradient with respect to the upper triangle is zero, and the FD check agrees).
+#[test]
+fn linalg_operands_of_every_kind() {
+    check(
+        "linalg_edges",
+        r#"import numpy as np
+
+def linalg_edges(A: "float64[N, N]", G: "float64[N, N]", b: "float64[M]", B: "float64[K, N]"):
+    n = A.shape[0]
+    S = A @ A.T + n * np.eye(n)
+    L = np.linalg.cholesky(S + np.triu(G, 1))
+    x = np.linalg.solve(2.0 * A + n * np.eye(n), b[::2])
+    Y = np.linalg.solve(L, B.T)
+    out = np.zeros((n, 2 * n))
+    out[:, ::2] = np.linalg.cholesky(S)
+    return L, x, Y, out
+"#,
+        "N=4,M=8,K=3",
+    );
+}
