@@ -142,11 +142,8 @@ impl Validator<'_> {
         if c.op.is_lapack() {
             // `cholesky_adjoint` accumulates (beta = 1) or overwrites (beta = 0); the others
             // overwrite.
-            let beta_ok = match c.beta.as_float() {
-                Some(b) if b == 0.0 => true,
-                Some(b) if b == 1.0 => c.op == LibOp::CholeskyAdjoint,
-                _ => false,
-            };
+            let beta = c.beta.as_float();
+            let beta_ok = beta == Some(0.0) || (beta == Some(1.0) && c.op == LibOp::CholeskyAdjoint);
             if c.alpha.as_float() != Some(1.0) || !beta_ok {
                 return self.err(format!("`{}` takes alpha = 1 and beta = 0 (or 1 for the adjoint)", c.op.name()));
             }

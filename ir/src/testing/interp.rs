@@ -460,16 +460,11 @@ impl<'f> M<'f> {
                 let n = ea[0] as usize;
                 let mut l = vec![vec![0.0; n]; n];
                 for j in 0..n {
-                    let mut d = get(self, a, va, &[j as i64, j as i64])?;
-                    for p in 0..j {
-                        d -= l[j][p] * l[j][p];
-                    }
+                    let d = get(self, a, va, &[j as i64, j as i64])? - l[j][..j].iter().map(|x| x * x).sum::<f64>();
                     l[j][j] = d.sqrt();
                     for i in j + 1..n {
-                        let mut t = get(self, a, va, &[i as i64, j as i64])?;
-                        for p in 0..j {
-                            t -= l[i][p] * l[j][p];
-                        }
+                        let t = get(self, a, va, &[i as i64, j as i64])?
+                            - l[i][..j].iter().zip(&l[j][..j]).map(|(x, y)| x * y).sum::<f64>();
                         l[i][j] = t / l[j][j];
                     }
                 }
@@ -826,10 +821,11 @@ fn gauss_solve(mut m: Vec<Vec<f64>>, n: usize, k: usize) -> Vec<Vec<f64>> {
     for col in 0..n {
         let piv = (col..n).max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs())).unwrap_or(col);
         m.swap(col, piv);
-        for r in col + 1..n {
-            let f = m[r][col] / m[col][col];
-            for c in col..n + k {
-                m[r][c] -= f * m[col][c];
+        let pivot_row = m[col].clone();
+        for row in m.iter_mut().skip(col + 1) {
+            let f = row[col] / pivot_row[col];
+            for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                *x -= f * p;
             }
         }
     }
@@ -879,15 +875,63 @@ pub fn cholesky_adjoint(l: &[Vec<f64>], lb: &[Vec<f64>]) -> Vec<((usize, usize),
     let yt: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| y[j][i]).collect()).collect();
     let z = lt_solve(&yt); // Sᵀ
     let mut out = Vec::new();
-    for i in 0..n {
-        for j in 0..n {
+    for (i, zi) in z.iter().enumerate() {
+        for (j, zij) in zi.iter().enumerate() {
             let v = match i.cmp(&j) {
-                std::cmp::Ordering::Greater => z[i][j] + z[j][i],
-                std::cmp::Ordering::Equal => z[i][i],
+                std::cmp::Ordering::Greater => zij + z[j][i],
+                std::cmp::Ordering::Equal => *zij,
                 std::cmp::Ordering::Less => 0.0,
             };
             out.push(((i, j), v));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod linalg_tests {
+    use super::{cholesky_adjoint, gauss_solve};
+
+    fn chol(a: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let n = a.len();
+        let mut l = vec![vec![0.0; n]; n];
+        for j in 0..n {
+            let d = a[j][j] - l[j][..j].iter().map(|x| x * x).sum::<f64>();
+            l[j][j] = d.sqrt();
+            for i in j + 1..n {
+                l[i][j] = (a[i][j] - l[i][..j].iter().zip(&l[j][..j]).map(|(x, y)| x * y).sum::<f64>()) / l[j][j];
+            }
+        }
+        l
+    }
+
+    #[test]
+    fn solve_matches_a_known_solution() {
+        let m = vec![vec![4.0, 1.0, 2.0, 1.0], vec![1.0, 5.0, 1.0, 2.0], vec![2.0, 1.0, 6.0, 3.0]];
+        let x = gauss_solve(m, 3, 1);
+        let want = [-0.06382978723404255, 0.3191489361702128, 0.46808510638297873];
+        for (xi, wi) in x.iter().zip(want) {
+            assert!((xi[0] - wi).abs() < 1e-12, "{x:?}");
+        }
+    }
+
+    /// `<a_b, da>` equals the derivative of `<l_b, cholesky(a)>` along `da` (central
+    /// differences), for a `da` that also touches the upper triangle (never read).
+    #[test]
+    fn cholesky_adjoint_matches_finite_differences() {
+        let a = vec![vec![4.0, 0.3, 2.0], vec![1.0, 5.0, -7.0], vec![2.0, 1.0, 6.0]];
+        let lb = vec![vec![0.7, 9.0, 9.0], vec![-0.4, 1.1, 9.0], vec![0.25, 0.6, -1.3]];
+        let da = vec![vec![0.2, -0.5, 0.9], vec![0.3, -0.1, 0.4], vec![-0.6, 0.8, 0.5]];
+        let f = |h: f64| {
+            let ah: Vec<Vec<f64>> =
+                a.iter().zip(&da).map(|(r, d)| r.iter().zip(d).map(|(x, y)| x + h * y).collect()).collect();
+            let l = chol(&ah);
+            (0..3).flat_map(|i| (0..=i).map(move |j| (i, j))).map(|(i, j)| l[i][j] * lb[i][j]).sum::<f64>()
+        };
+        let h = 1e-5;
+        let fd = (f(h) - f(-h)) / (2.0 * h);
+        let ab = cholesky_adjoint(&chol(&a), &lb);
+        let adj: f64 = ab.iter().map(|((i, j), g)| g * da[*i][*j]).sum();
+        assert!((fd - adj).abs() < 1e-8 * fd.abs().max(1.0), "fd {fd} adjoint {adj}");
+    }
 }
