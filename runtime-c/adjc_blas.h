@@ -784,6 +784,13 @@ void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *inf
 #endif
 #endif
 
+/* Work arrays filled by loops gcc does not follow (n may be 0 for all it knows) reach
+ * const parameters of LAPACK/CBLAS: not "maybe uninitialized" (see the fallback above). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 static inline void adjc_dnan_(int64_t m, int64_t n, double *X, int64_t rs, int64_t cs) {
     for (int64_t i = 0; i < m; i++) {
         for (int64_t j = 0; j < n; j++) {
@@ -941,16 +948,22 @@ static inline void adjc_dcholesky(int64_t n, const double *A, int64_t ars, int64
     free(W);
 }
 
-/* M (column-major, n x n) = L^-T M, L lower triangular (column-major): back substitution. */
-static inline void adjc_dltsolve_(int64_t n, const double *L, double *M) {
-    for (int64_t c = 0; c < n; c++) {
-        double *m = M + c * n;
-        for (int64_t i = n - 1; i >= 0; i--) {
-            double t = m[i];
-            for (int64_t q = i + 1; q < n; q++) {
-                t -= L[q + i * n] * m[q];
+/* R (row-major, n x n: row i holds every right-hand side) = L^-T R, L lower triangular
+ * (column-major, so row i of L^T is contiguous): back substitution by rows, each step an
+ * axpy over a whole row (vectorisable). */
+static inline void adjc_dltsolve_rows_(int64_t n, const double *L, double *R) {
+    for (int64_t i = n - 1; i >= 0; i--) {
+        double *ri = R + i * n;
+        for (int64_t q = i + 1; q < n; q++) {
+            double lqi = L[q + i * n];
+            const double *rq = R + q * n;
+            for (int64_t c = 0; c < n; c++) {
+                ri[c] -= lqi * rq[c];
             }
-            m[i] = t / L[i + i * n];
+        }
+        double d = L[i + i * n];
+        for (int64_t c = 0; c < n; c++) {
+            ri[c] /= d;
         }
     }
 }
@@ -974,28 +987,59 @@ static inline void adjc_dcholesky_adjoint(int64_t n, const double *L, int64_t lr
             W[i + j * n] = i >= j ? L[i * lrs + j * lcs] : 0.0;
         }
     }
-    /* P = Phi(L^T Lb): (L^T Lb)[i][j] = sum over q >= i of L[q][i] Lb[q][j], for i >= j. */
+    /* P = Phi(L^T Lb): the lower triangle, diagonal halved; then S = L^-T P L^-1. Both
+     * branches leave S^T in Q (column-major) or, equally for the symmetric sum below, S^T
+     * row-major. */
+#ifdef ADJC_LAPACK
     for (int64_t j = 0; j < n; j++) {
-        for (int64_t i = 0; i < n; i++) {
-            double t = 0.0;
-            if (i >= j) {
-                for (int64_t q = i; q < n; q++) {
-                    t += W[q + i * n] * Lb[q * brs + j * bcs];
-                }
-                if (i == j) {
-                    t *= 0.5;
-                }
-            }
-            P[i + j * n] = t;
+        for (int64_t q = 0; q < n; q++) {
+            Q[q + j * n] = Lb[q * brs + j * bcs];
         }
     }
-    adjc_dltsolve_(n, W, P); /* P = L^-T P */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, W, (int)n, Q, (int)n, 0.0,
+                P, (int)n);
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < j; i++) {
+            P[i + j * n] = 0.0;
+        }
+        P[j + j * n] *= 0.5;
+    }
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)n, (int)n, 1.0, W, (int)n, P,
+                (int)n);
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)n, (int)n, 1.0, W, (int)n, P,
+                (int)n);
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < n; i++) {
             Q[i + j * n] = P[j + i * n];
         }
     }
-    adjc_dltsolve_(n, W, Q); /* Q = L^-T (L^-T P)^T = S^T */
+#else
+    /* Row-major: Q = Lb, P[i][j] = sum over q >= i of L[q][i] Q[q][j] for j <= i. */
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            Q[i * n + j] = Lb[i * brs + j * bcs];
+            P[i * n + j] = 0.0;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double *pi = P + i * n;
+        for (int64_t q = i; q < n; q++) {
+            double lqi = W[q + i * n];
+            const double *bq = Q + q * n;
+            for (int64_t j = 0; j <= i; j++) {
+                pi[j] += lqi * bq[j];
+            }
+        }
+        pi[i] *= 0.5;
+    }
+    adjc_dltsolve_rows_(n, W, P); /* Y = L^-T P */
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            Q[i * n + j] = P[j * n + i];
+        }
+    }
+    adjc_dltsolve_rows_(n, W, Q); /* L^-T Y^T = S^T, row-major */
+#endif
     for (int64_t i = 0; i < n; i++) {
         for (int64_t j = 0; j < n; j++) {
             double g = i > j ? Q[i + j * n] + Q[j + i * n] : (i == j ? Q[i + i * n] : 0.0);
@@ -1007,5 +1051,9 @@ static inline void adjc_dcholesky_adjoint(int64_t n, const double *L, int64_t lr
     free(P);
     free(W);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #endif /* ADJC_BLAS_H_INCLUDED */
