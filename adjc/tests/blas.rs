@@ -156,8 +156,8 @@ const BLAS_KERNELS: &[&str] = &[
 ];
 
 /// `adjc check` of the BLAS kernels built against OpenBLAS (`-DADJC_BLAS=cblas
-/// -lopenblas`), serial to keep CI time down; gemm also with OpenMP. The fallback build is
-/// part of the check of every example in e2e.rs.
+/// -lopenblas`), serial to keep CI time down; gemm and linalg (LAPACK) also with OpenMP.
+/// The fallback build is part of the check of every example in e2e.rs.
 #[test]
 fn blas_examples_check_with_openblas() {
     if !have_openblas() {
@@ -170,7 +170,7 @@ fn blas_examples_check_with_openblas() {
         let path = format!("examples/python/{name}.py");
         let ex = examples.iter().find(|e| e.path == path).unwrap_or_else(|| panic!("no example {path}"));
         for openmp in [false, true] {
-            if openmp && *name != "gemm" {
+            if openmp && !matches!(*name, "gemm" | "linalg") {
                 continue;
             }
             let mut args = vec!["check", path.as_str()];
