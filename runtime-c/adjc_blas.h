@@ -916,4 +916,308 @@ ADJC_BLAS_GEMM_(float, s)
 
 #endif /* fallback */
 
+/*
+ * ---- LAPACK-style operations: np.linalg.solve and np.linalg.cholesky --------------------
+ *
+ * adjc_dsolve(n, k, A, B, X):             X = A^-1 B      (LU with partial pivoting)
+ * adjc_dcholesky(n, A, L):                L L^T = A       (A's lower triangle; zeros above L)
+ * adjc_dcholesky_adjoint(n, L, Lb, beta, Ab):
+ *     Ab = beta Ab + the adjoint of A's lower triangle in L = cholesky(A) given Lb:
+ *     P = Phi(L^T Lb) (lower triangle, halved diagonal), S = L^-T P L^-1,
+ *     Ab[i][j] += S[i][j] + S[j][i] below the diagonal, S[i][i] on it (Murray 2016).
+ *
+ * Every matrix is passed as (pointer, row stride, column stride): element (i, j) is
+ * p[i * rs + j * cs] (a vector is one column, cs = 0), so transposed and strided views need
+ * no copy in the generated code. The routines copy into column-major work arrays and call
+ * LAPACK's dgetrf/dgetrs/dpotrf with -DADJC_BLAS=cblas (OpenBLAS ships LAPACK; link
+ * -llapack with a CBLAS that does not) or mkl; -DADJC_NO_LAPACK or the default build use
+ * the portable loops below. A singular or indefinite matrix gives inf/NaN (NumPy raises
+ * LinAlgError); a failed allocation fills the output with NaN: never a silent wrong value.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#if defined(ADJC_BLAS) && (ADJC_BLAS_SEL_(ADJC_BLAS) == 1 || ADJC_BLAS_SEL_(ADJC_BLAS) == 2) \
+    && !defined(ADJC_NO_LAPACK)
+#define ADJC_LAPACK 1
+#if ADJC_BLAS_SEL_(ADJC_BLAS) == 1
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
+             const int *ipiv, double *b, const int *ldb, int *info);
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+#endif
+#endif
+
+/* Work arrays filled by loops gcc does not follow (n may be 0 for all it knows) reach
+ * const parameters of LAPACK/CBLAS: not "maybe uninitialized" (see the fallback above). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+static inline void adjc_dnan_(int64_t m, int64_t n, double *X, int64_t rs, int64_t cs) {
+    for (int64_t i = 0; i < m; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            X[i * rs + j * cs] = NAN;
+        }
+    }
+}
+
+/* W (column-major, n x n) = LU of W in place with row pivots piv (portable). */
+static inline void adjc_dgetrf_(int64_t n, double *W, int64_t *piv) {
+    for (int64_t c = 0; c < n; c++) {
+        int64_t p = c;
+        for (int64_t r = c + 1; r < n; r++) {
+            if (fabs(W[r + c * n]) > fabs(W[p + c * n])) {
+                p = r;
+            }
+        }
+        piv[c] = p;
+        if (p != c) {
+            for (int64_t j = 0; j < n; j++) {
+                double t = W[c + j * n];
+                W[c + j * n] = W[p + j * n];
+                W[p + j * n] = t;
+            }
+        }
+        double d = W[c + c * n];
+        for (int64_t r = c + 1; r < n; r++) {
+            W[r + c * n] /= d;
+        }
+        for (int64_t j = c + 1; j < n; j++) {
+            double u = W[c + j * n];
+            for (int64_t r = c + 1; r < n; r++) {
+                W[r + j * n] -= W[r + c * n] * u;
+            }
+        }
+    }
+}
+
+static inline void adjc_dsolve(int64_t n, int64_t k, const double *A, int64_t ars, int64_t acs,
+                               const double *B, int64_t brs, int64_t bcs, double *X, int64_t xrs,
+                               int64_t xcs) {
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    size_t kk = (size_t)(k > 0 ? k : 1);
+    double *W = malloc(sizeof(double) * nn * nn);
+    double *R = malloc(sizeof(double) * nn * kk);
+#ifdef ADJC_LAPACK
+    int *piv = malloc(sizeof(int) * nn);
+#else
+    int64_t *piv = malloc(sizeof(int64_t) * nn);
+#endif
+    if (W == NULL || R == NULL || piv == NULL) {
+        free(W);
+        free(R);
+        free(piv);
+        adjc_dnan_(n, k, X, xrs, xcs);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            W[i + j * n] = A[i * ars + j * acs];
+        }
+    }
+    for (int64_t j = 0; j < k; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            R[i + j * n] = B[i * brs + j * bcs];
+        }
+    }
+#ifdef ADJC_LAPACK
+    {
+        int ni = (int)n, ki = (int)k, info = 0;
+        char no = 'N';
+        dgetrf_(&ni, &ni, W, &ni, piv, &info);
+        dgetrs_(&no, &ni, &ki, W, &ni, piv, R, &ni, &info);
+    }
+#else
+    adjc_dgetrf_(n, W, piv);
+    for (int64_t j = 0; j < k; j++) {
+        double *r = R + j * n;
+        for (int64_t c = 0; c < n; c++) {
+            double t = r[c];
+            r[c] = r[piv[c]];
+            r[piv[c]] = t;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            for (int64_t p = 0; p < i; p++) {
+                r[i] -= W[i + p * n] * r[p];
+            }
+        }
+        for (int64_t i = n - 1; i >= 0; i--) {
+            for (int64_t p = i + 1; p < n; p++) {
+                r[i] -= W[i + p * n] * r[p];
+            }
+            r[i] /= W[i + i * n];
+        }
+    }
+#endif
+    for (int64_t j = 0; j < k; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            X[i * xrs + j * xcs] = R[i + j * n];
+        }
+    }
+    free(piv);
+    free(R);
+    free(W);
+}
+
+static inline void adjc_dcholesky(int64_t n, const double *A, int64_t ars, int64_t acs, double *L,
+                                  int64_t lrs, int64_t lcs) {
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    double *W = malloc(sizeof(double) * nn * nn);
+    if (W == NULL) {
+        adjc_dnan_(n, n, L, lrs, lcs);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            W[i + j * n] = i >= j ? A[i * ars + j * acs] : 0.0;
+        }
+    }
+#ifdef ADJC_LAPACK
+    {
+        int ni = (int)n, info = 0;
+        char lo = 'L';
+        dpotrf_(&lo, &ni, W, &ni, &info);
+        if (info > 0) { /* not positive definite: NaN, as the portable loops give */
+            for (int64_t j = info - 1; j < n; j++) {
+                for (int64_t i = j; i < n; i++) {
+                    W[i + j * n] = NAN;
+                }
+            }
+        }
+    }
+#else
+    for (int64_t j = 0; j < n; j++) {
+        double d = W[j + j * n];
+        for (int64_t p = 0; p < j; p++) {
+            d -= W[j + p * n] * W[j + p * n];
+        }
+        d = sqrt(d);
+        W[j + j * n] = d;
+        for (int64_t i = j + 1; i < n; i++) {
+            double t = W[i + j * n];
+            for (int64_t p = 0; p < j; p++) {
+                t -= W[i + p * n] * W[j + p * n];
+            }
+            W[i + j * n] = t / d;
+        }
+    }
+#endif
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            L[i * lrs + j * lcs] = j <= i ? W[i + j * n] : 0.0;
+        }
+    }
+    free(W);
+}
+
+/* R (row-major, n x n: row i holds every right-hand side) = L^-T R, L lower triangular
+ * (column-major, so row i of L^T is contiguous): back substitution by rows, each step an
+ * axpy over a whole row (vectorisable). */
+static inline void adjc_dltsolve_rows_(int64_t n, const double *L, double *R) {
+    for (int64_t i = n - 1; i >= 0; i--) {
+        double *ri = R + i * n;
+        for (int64_t q = i + 1; q < n; q++) {
+            double lqi = L[q + i * n];
+            const double *rq = R + q * n;
+            for (int64_t c = 0; c < n; c++) {
+                ri[c] -= lqi * rq[c];
+            }
+        }
+        double d = L[i + i * n];
+        for (int64_t c = 0; c < n; c++) {
+            ri[c] /= d;
+        }
+    }
+}
+
+static inline void adjc_dcholesky_adjoint(int64_t n, const double *L, int64_t lrs, int64_t lcs,
+                                          const double *Lb, int64_t brs, int64_t bcs, double beta,
+                                          double *Ab, int64_t ars, int64_t acs) {
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    double *W = malloc(sizeof(double) * nn * nn); /* L, column-major */
+    double *P = malloc(sizeof(double) * nn * nn);
+    double *Q = malloc(sizeof(double) * nn * nn);
+    if (W == NULL || P == NULL || Q == NULL) {
+        free(W);
+        free(P);
+        free(Q);
+        adjc_dnan_(n, n, Ab, ars, acs);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            W[i + j * n] = i >= j ? L[i * lrs + j * lcs] : 0.0;
+        }
+    }
+    /* P = Phi(L^T Lb): the lower triangle, diagonal halved; then S = L^-T P L^-1. Both
+     * branches leave S^T in Q (column-major) or, equally for the symmetric sum below, S^T
+     * row-major. */
+#ifdef ADJC_LAPACK
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t q = 0; q < n; q++) {
+            Q[q + j * n] = Lb[q * brs + j * bcs];
+        }
+    }
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, W, (int)n, Q, (int)n, 0.0,
+                P, (int)n);
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < j; i++) {
+            P[i + j * n] = 0.0;
+        }
+        P[j + j * n] *= 0.5;
+    }
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)n, (int)n, 1.0, W, (int)n, P,
+                (int)n);
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)n, (int)n, 1.0, W, (int)n, P,
+                (int)n);
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            Q[i + j * n] = P[j + i * n];
+        }
+    }
+#else
+    /* Row-major: Q = Lb, P[i][j] = sum over q >= i of L[q][i] Q[q][j] for j <= i. */
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            Q[i * n + j] = Lb[i * brs + j * bcs];
+            P[i * n + j] = 0.0;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double *pi = P + i * n;
+        for (int64_t q = i; q < n; q++) {
+            double lqi = W[q + i * n];
+            const double *bq = Q + q * n;
+            for (int64_t j = 0; j <= i; j++) {
+                pi[j] += lqi * bq[j];
+            }
+        }
+        pi[i] *= 0.5;
+    }
+    adjc_dltsolve_rows_(n, W, P); /* Y = L^-T P */
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            Q[i * n + j] = P[j * n + i];
+        }
+    }
+    adjc_dltsolve_rows_(n, W, Q); /* L^-T Y^T = S^T, row-major */
+#endif
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            double g = i > j ? Q[i + j * n] + Q[j + i * n] : (i == j ? Q[i + i * n] : 0.0);
+            double *a = &Ab[i * ars + j * acs];
+            *a = beta == 0.0 ? g : beta * *a + g;
+        }
+    }
+    free(Q);
+    free(P);
+    free(W);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 #endif /* ADJC_BLAS_H_INCLUDED */

@@ -35,6 +35,44 @@ fn function<'a>(c: &'a str, name: &str) -> &'a str {
     &c[start..start + len]
 }
 
+/// `@` on two stacks of matrices is one gemm per matrix in both sweeps (a loop around
+/// the call), never a triple loop.
+#[test]
+fn batched_products_are_one_gemm_per_matrix() {
+    let dir = scratch("blas-batched");
+    let out = adjc(&["transpile", "examples/python/batched.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("batched.c")).unwrap());
+    let fwd = function(&c, "batched");
+    let adj = function(&c, "batched_b");
+    // `X @ W`, `X[0].T @ X[0]` and `dot @ W`.
+    assert_eq!(fwd.matches("cblas_dgemm(").count(), 3, "{fwd}");
+    assert!(adj.matches("cblas_dgemm(").count() >= 7, "{adj}");
+    assert!(max_loop_depth(fwd) <= 3 && max_loop_depth(adj) <= 3, "a quadruple loop:\n{c}");
+}
+
+/// `np.linalg.solve` and `np.linalg.cholesky` are LAPACK-style calls in both sweeps: the
+/// solve's adjoint is one more solve on the transposed view (and a ger/gemm for the
+/// matrix), the Cholesky adjoint one call; never a differentiated elimination (no loop
+/// nest deeper than the example's own).
+#[test]
+fn linalg_adjoints_are_library_calls() {
+    let dir = scratch("blas-linalg");
+    let out = adjc(&["transpile", "examples/python/linalg.py", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = adjc_emit::wrap::unwrap_c(&std::fs::read_to_string(dir.join("linalg.c")).unwrap());
+    let fwd = function(&c, "linalg");
+    let adj = function(&c, "linalg_b");
+    assert_eq!(fwd.matches("adjc_dsolve(").count(), 3, "{fwd}");
+    assert_eq!(fwd.matches("adjc_dcholesky(").count(), 1, "{fwd}");
+    // Per solve: the transposed solve and the solution again; per Cholesky: the factor
+    // again and its adjoint.
+    assert_eq!(adj.matches("adjc_dsolve(").count(), 3 + 6, "{adj}");
+    assert_eq!(adj.matches("adjc_dcholesky_adjoint(").count(), 1, "{adj}");
+    assert!(adj.contains("adjoint of solve: x_b_solved = A⁻ᵀ x_b"), "{adj}");
+    assert!(max_loop_depth(fwd) <= 2 && max_loop_depth(adj) <= 2, "a triple loop:\n{c}");
+}
+
 #[test]
 fn gemm_adjoint_is_blas_calls_without_triple_loops() {
     let dir = scratch("blas-gemm");
@@ -113,11 +151,13 @@ const BLAS_KERNELS: &[&str] = &[
     "mixed_precision",
     "einsum_products",
     "outer_product",
+    "batched",
+    "linalg",
 ];
 
 /// `adjc check` of the BLAS kernels built against OpenBLAS (`-DADJC_BLAS=cblas
-/// -lopenblas`), serial to keep CI time down; gemm also with OpenMP. The fallback build is
-/// part of the check of every example in e2e.rs.
+/// -lopenblas`), serial to keep CI time down; gemm and linalg (LAPACK) also with OpenMP.
+/// The fallback build is part of the check of every example in e2e.rs.
 #[test]
 fn blas_examples_check_with_openblas() {
     if !have_openblas() {
@@ -130,7 +170,7 @@ fn blas_examples_check_with_openblas() {
         let path = format!("examples/python/{name}.py");
         let ex = examples.iter().find(|e| e.path == path).unwrap_or_else(|| panic!("no example {path}"));
         for openmp in [false, true] {
-            if openmp && *name != "gemm" {
+            if openmp && !matches!(*name, "gemm" | "linalg") {
                 continue;
             }
             let mut args = vec!["check", path.as_str()];

@@ -195,7 +195,7 @@ fn normalise(f: &Function, c: &LibCall, at: usize) -> Option<(VarId, Expr, Expr,
             };
             Some((a, r0, rows, g, update))
         }
-        LibOp::Gemm | LibOp::Dot => None,
+        LibOp::Gemm | LibOp::Dot | LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint => None,
     }
 }
 

@@ -28,6 +28,9 @@ impl Ad<'_> {
         if !self.is_active(c.out) {
             return out;
         }
+        if c.op.is_lapack() {
+            return self.ar_lapack(c);
+        }
         let s = Stmt::new(StmtKind::Call(c.clone()), Span::NONE);
         s.exprs(&mut |e| out.extend(expr_vars(e)));
         // Each argument's adjoint reads the other argument; an active scale factor's reads both.
@@ -89,6 +92,12 @@ impl Ad<'_> {
             .into());
         }
         let span = s.span;
+        if c.op.is_lapack() {
+            rev.extend(self.rev_lapack(c, span)?);
+            let (ob, vo) = (self.adj_of(c.out), c.out_view.clone());
+            rev.extend(self.scale_view(ob, &vo, &Expr::float(0.0, self.elem(c.out)), span));
+            return Ok((fwd, rev));
+        }
         let ob = self.adj_of(c.out);
         let vo = c.out_view.clone();
         let [a, b] = [c.args[0], c.args[1]];
@@ -166,6 +175,8 @@ impl Ad<'_> {
                     );
                 }
             }
+            // Handled by `rev_lapack` above.
+            LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint => {}
         }
         rev.extend(self.alpha_adjoint(c, span));
         rev.extend(self.scale_view(ob, &vo, &c.beta, span));
@@ -207,6 +218,7 @@ impl Ad<'_> {
                 vec![qe],
                 vec![(p, vo.extents[0].clone()), (q, vo.extents[1].clone())],
             ),
+            LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint => return Vec::new(),
         };
         let name = format!("{}_b", self.name(c.out));
         let t = self.temp(&format!("{name}_scale"), ty, false);

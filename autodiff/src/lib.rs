@@ -89,6 +89,7 @@ pub mod fill_merge;
 mod flatten;
 pub mod fuse;
 mod gather;
+mod linalg;
 pub mod loop_order;
 mod map;
 mod minmax;

@@ -56,6 +56,20 @@ pub(crate) fn injective(index: &[Expr], map_vars: &[VarId], written: &VarSet) ->
     used.iter().all(|u| *u)
 }
 
+/// Whether accumulation index `other` (into the same array) agrees with `index` at every
+/// position where `index` mentions a map variable: then, when `index` is injective, the
+/// iterations own disjoint slabs (rows `i` in `x_b[i, j] += ...; x_b[i, 0] += ...` of a
+/// scan along `j`), and neither can reach another iteration's slab.
+fn owns_alike(other: &[Expr], index: &[Expr], map_vars: &[VarId]) -> bool {
+    if same_index(other, index) {
+        return true;
+    }
+    other.len() == index.len()
+        && index.iter().zip(other).all(|(a, b)| {
+            !map_vars.iter().any(|v| a.mentions(*v)) || same_index(std::slice::from_ref(a), std::slice::from_ref(b))
+        })
+}
+
 /// Sets `shared` on every accumulation into a variable created by autodiff (id ≥
 /// `first_ad`) in an adjoint map body over `map_vars`. `private`: scalars that live inside
 /// one iteration.
@@ -73,7 +87,7 @@ pub(crate) fn mark(body: &mut Block, map_vars: &[VarId], private: &VarSet, first
         if index.is_empty() {
             return !private.contains(&var);
         }
-        let alone = targets.iter().filter(|(v, _)| *v == var).all(|(_, i)| same_index(i, index));
+        let alone = targets.iter().filter(|(v, _)| *v == var).all(|(_, i)| owns_alike(i, index, map_vars));
         !(alone && injective(index, map_vars, &written))
     };
     fn apply(b: &mut Block, first_ad: usize, decide: &dyn Fn(VarId, &[Expr]) -> bool) {
@@ -108,5 +122,18 @@ mod tests {
         assert!(!injective(&[v(i).mul(Expr::int(2))], &[i], &none));
         assert!(!injective(&[v(i).add(v(k))], &[i], &VarSet::from([k])), "k differs per iteration");
         assert!(injective(&[v(i), v(k)], &[i], &VarSet::from([k])), "i alone separates iterations");
+    }
+
+    #[test]
+    fn slabs_owned_alike() {
+        let (i, j) = (VarId(0), VarId(1));
+        let v = |x| Expr::var(x, Scalar::I64);
+        // Row `i` in both: each iteration owns its row.
+        assert!(owns_alike(&[v(i), Expr::int(0)], &[v(i), v(j)], &[i]));
+        // Another row (`i - 1`): a neighbour's slab.
+        assert!(!owns_alike(&[v(i).sub(Expr::int(1)), v(j)], &[v(i), v(j)], &[i]));
+        // The map variable moved to another axis.
+        assert!(!owns_alike(&[v(j), v(i)], &[v(i), v(j)], &[i]));
+        assert!(!owns_alike(&[v(i)], &[v(i), v(j)], &[i]));
     }
 }

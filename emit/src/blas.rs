@@ -89,6 +89,9 @@ pub(crate) fn call(cx: &FnCtx, c: &LibCall, span: Span, out_place: &str) -> Resu
         _ => return Err(internal(span, "a library call on integers")),
     };
     let (alpha, beta) = (k.e(&c.alpha), k.e(&c.beta));
+    if c.op.is_lapack() {
+        return lapack(&k, c, p);
+    }
     let [a, b] = [c.args[0], c.args[1]];
     let [va, vb] = [&c.arg_views[0], &c.arg_views[1]];
     let vo = &c.out_view;
@@ -151,6 +154,7 @@ pub(crate) fn call(cx: &FnCtx, c: &LibCall, span: Span, out_place: &str) -> Resu
                 k.ptr(c.out, vo)
             ))
         }
+        LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint => Err(internal(span, "a LAPACK call")),
         LibOp::Dot => {
             let dot = format!(
                 "cblas_{p}dot({}, {}, {}, {}, {})",
@@ -168,4 +172,45 @@ pub(crate) fn call(cx: &FnCtx, c: &LibCall, span: Span, out_place: &str) -> Resu
             })
         }
     }
+}
+
+/// `pointer, row stride, column stride` of a matrix view, or of a vector view as one
+/// column (column stride 0).
+fn strided(k: &Ctx, v: VarId, view: &View) -> String {
+    let rs = k.e(&stride(k.cx, v, view.axes[0]));
+    let cs = match view.axes.get(1) {
+        Some(a) => k.e(&stride(k.cx, v, *a)),
+        None => "0".to_string(),
+    };
+    format!("{}, {rs}, {cs}", k.ptr(v, view))
+}
+
+/// The LAPACK-style calls, as calls of `adjc_blas.h`'s `adjc_dsolve`, `adjc_dcholesky` and
+/// `adjc_dcholesky_adjoint` (LAPACK's `getrf`/`getrs`/`potrf` with `-DADJC_BLAS=cblas` or
+/// `mkl`, portable C otherwise). Operands are passed with both strides: the routines copy
+/// them into column-major work arrays, so any view (a transpose too) goes without a copy
+/// in the generated code.
+fn lapack(k: &Ctx, c: &LibCall, p: &str) -> Result<String, Diagnostic> {
+    if p != "d" {
+        return Err(internal(k.span, "a float32 LAPACK call"));
+    }
+    let vo = &c.out_view;
+    let n = k.e(&c.arg_views[0].extents[0]);
+    let out = strided(k, c.out, vo);
+    let a = strided(k, c.args[0], &c.arg_views[0]);
+    Ok(match c.op {
+        LibOp::Solve => {
+            let nrhs = match vo.extents.get(1) {
+                Some(e) => k.e(e),
+                None => "1".to_string(),
+            };
+            let b = strided(k, c.args[1], &c.arg_views[1]);
+            format!("adjc_dsolve({n}, {nrhs}, {a}, {b}, {out});")
+        }
+        LibOp::Cholesky => format!("adjc_dcholesky({n}, {a}, {out});"),
+        _ => {
+            let lb = strided(k, c.args[1], &c.arg_views[1]);
+            format!("adjc_dcholesky_adjoint({n}, {a}, {lb}, {}, {out});", k.e(&c.beta))
+        }
+    })
 }

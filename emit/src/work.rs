@@ -245,10 +245,15 @@ impl Estimator {
             }
             StmtKind::Map(m) => self.map(m),
             StmtKind::Call(c) => {
-                let mut w = Work::constant(if c.op == LibOp::Gemm { 2.0 } else { 1.0 });
+                let mut w = Work::constant(match c.op {
+                    LibOp::Gemm => 2.0,
+                    // n³-order factorisations: the output's extents times n once more.
+                    LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint => 2.0,
+                    _ => 1.0,
+                });
                 let mut extents: Vec<&Expr> = c.out_view.extents.iter().collect();
                 // gemm's inner dimension: the first argument's last axis; dot's length.
-                if matches!(c.op, LibOp::Gemm | LibOp::Dot) {
+                if matches!(c.op, LibOp::Gemm | LibOp::Dot | LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint) {
                     if let Some(e) = c.arg_views.first().and_then(|v| v.extents.last()) {
                         extents.push(e);
                     }

@@ -941,8 +941,13 @@ impl View {
 /// | `Gemv` | m | a: m×k, x: k | `out = alpha * a @ x + beta * out` |
 /// | `Dot` | scalar | x: k, y: k | `out = alpha * x · y + beta * out` |
 /// | `Ger` | m×n | x: m, y: n | `out = alpha * outer(x, y) + out` (`beta` is 1) |
+/// | `Solve` | n or n×k | a: n×n, b: n or n×k | `out = a⁻¹ b` (LU with partial pivoting; `alpha` 1, `beta` 0) |
+/// | `Cholesky` | n×n | a: n×n | `out = L`, `L Lᵀ = a` from `a`'s lower triangle, zeros above (`alpha` 1, `beta` 0) |
+/// | `CholeskyAdjoint` | n×n | l: n×n, l_b: n×n | `out += ` the adjoint of `a` in `l = cholesky(a)` given `l_b`, on the lower triangle (`alpha` 1, `beta` 1 or 0) |
 ///
-/// Transposes are views with reversed axes, so `A.T @ B` needs no flag of its own.
+/// Transposes are views with reversed axes, so `A.T @ B` needs no flag of its own. `Solve`,
+/// `Cholesky` and `CholeskyAdjoint` are LAPACK-style calls (`runtime-c/adjc_blas.h`):
+/// `Cholesky` has one argument, the others two.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibCall {
     pub op: LibOp,
@@ -968,6 +973,9 @@ pub enum LibOp {
     Gemv,
     Dot,
     Ger,
+    Solve,
+    Cholesky,
+    CholeskyAdjoint,
 }
 
 impl LibOp {
@@ -977,16 +985,35 @@ impl LibOp {
             LibOp::Gemv => "gemv",
             LibOp::Dot => "dot",
             LibOp::Ger => "ger",
+            LibOp::Solve => "solve",
+            LibOp::Cholesky => "cholesky",
+            LibOp::CholeskyAdjoint => "cholesky_adjoint",
         }
     }
-    /// Ranks of the output and of each argument.
-    pub fn ranks(self) -> (usize, [usize; 2]) {
+    /// Ranks of the output and of each argument. `Solve` of a vector; its matrix form
+    /// (rank 2 output and right-hand side) is [`LibOp::ranks_for`].
+    pub fn ranks(self) -> (usize, &'static [usize]) {
         match self {
-            LibOp::Gemm => (2, [2, 2]),
-            LibOp::Gemv => (1, [2, 1]),
-            LibOp::Dot => (0, [1, 1]),
-            LibOp::Ger => (2, [1, 1]),
+            LibOp::Gemm => (2, &[2, 2]),
+            LibOp::Gemv => (1, &[2, 1]),
+            LibOp::Dot => (0, &[1, 1]),
+            LibOp::Ger => (2, &[1, 1]),
+            LibOp::Solve => (1, &[2, 1]),
+            LibOp::Cholesky => (2, &[2]),
+            LibOp::CholeskyAdjoint => (2, &[2, 2]),
         }
+    }
+    /// The ranks of a call whose output view has rank `out` (`Solve` has two forms).
+    pub fn ranks_for(self, out: usize) -> (usize, &'static [usize]) {
+        match self {
+            LibOp::Solve if out == 2 => (2, &[2, 2]),
+            _ => self.ranks(),
+        }
+    }
+    /// The LAPACK-style operations: no `alpha`/`beta` scaling (`alpha` is 1; `beta` 0,
+    /// or 0 or 1 for `CholeskyAdjoint`), square matrix arguments.
+    pub fn is_lapack(self) -> bool {
+        matches!(self, LibOp::Solve | LibOp::Cholesky | LibOp::CholeskyAdjoint)
     }
 }
 

@@ -94,9 +94,9 @@ pub fn validate(f: &Function) -> Result<(), ValidationError> {
 impl Validator<'_> {
     /// Operand counts, ranks, views inside their variables, types of `alpha`/`beta`.
     fn call(&mut self, c: &LibCall) -> Result<(), ValidationError> {
-        let (rout, rargs) = c.op.ranks();
-        if c.args.len() != 2 || c.arg_views.len() != 2 {
-            return self.err(format!("`{}` takes two arguments", c.op.name()));
+        let (rout, rargs) = c.op.ranks_for(c.out_view.rank());
+        if c.args.len() != rargs.len() || c.arg_views.len() != rargs.len() {
+            return self.err(format!("`{}` takes {} argument(s)", c.op.name(), rargs.len()));
         }
         if c.args.contains(&c.out) {
             return self.err(format!("the output of `{}` is also an argument", c.op.name()));
@@ -109,7 +109,7 @@ impl Validator<'_> {
             return self.err(format!("`{}` on a non-float output", c.op.name()));
         }
         let operands = std::iter::once((c.out, &c.out_view, rout))
-            .chain(c.args.iter().zip(&c.arg_views).zip(rargs).map(|((a, v), r)| (*a, v, r)));
+            .chain(c.args.iter().zip(&c.arg_views).zip(rargs).map(|((a, v), r)| (*a, v, *r)));
         for (var, view, rank) in operands {
             self.check_var(var)?;
             let ty = &self.f.var(var).ty;
@@ -139,6 +139,15 @@ impl Validator<'_> {
         }
         if c.op == LibOp::Ger && c.beta.as_float() != Some(1.0) {
             return self.err("`ger` only accumulates (beta = 1)".into());
+        }
+        if c.op.is_lapack() {
+            // `cholesky_adjoint` accumulates (beta = 1) or overwrites (beta = 0); the others
+            // overwrite.
+            let beta = c.beta.as_float();
+            let beta_ok = beta == Some(0.0) || (beta == Some(1.0) && c.op == LibOp::CholeskyAdjoint);
+            if c.alpha.as_float() != Some(1.0) || !beta_ok {
+                return self.err(format!("`{}` takes alpha = 1 and beta = 0 (or 1 for the adjoint)", c.op.name()));
+            }
         }
         Ok(())
     }

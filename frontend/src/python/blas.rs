@@ -10,7 +10,8 @@
 //! other strides become leading dimensions or increments), and the output does not alias
 //! an operand. Calls may sit inside loops: when a later iteration overwrites an output the
 //! adjoint still needs, autodiff tapes the output region. Stacks of matrices (`@` on rank
-//! 3+) stay loops.
+//! 3+) are a loop of gemms, one per matrix, when both stacks have the same stack extents
+//! (or the right operand is one matrix); broadcast stacks stay loops.
 
 use super::lower::{Lowerer, R};
 use super::value::*;
@@ -20,7 +21,7 @@ use adjc_ir::*;
 
 /// The variable and view of an operand, when it is a plain load of one variable with
 /// unit-step indices.
-fn view_of(arr: &Arr, f: &Function, length: &dyn Fn(&Expr) -> Expr) -> Option<(VarId, View)> {
+pub(super) fn view_of(arr: &Arr, f: &Function, length: &dyn Fn(&Expr) -> Expr) -> Option<(VarId, View)> {
     let ExprKind::Load(var, idx) = &arr.tmpl.kind else { return None };
     let var = *var;
     if !arr.elem.is_float() || f.var(var).ty.elem() != arr.elem {
@@ -97,7 +98,7 @@ enum Src {
 impl Lowerer<'_> {
     /// Not inside a loop or branch. (Products are always computed at statement level,
     /// before any map of the statement is built, so they are never inside a map body.)
-    fn at_top_level(&self) -> bool {
+    pub(super) fn at_top_level(&self) -> bool {
         self.blocks.len() == 1
     }
 
@@ -134,6 +135,12 @@ impl Lowerer<'_> {
         let elem = self.f.var(out).ty.elem();
         if !elem.is_float() || a.elem.max(b.elem) != elem {
             return Ok(false);
+        }
+        if (a.rank() >= 3 && b.rank() == a.rank()) || (a.rank() == 2 && b.rank() >= 3) {
+            return match dest {
+                Some(d) if d.rank() == b.rank() => self.batched_matmul_call(a, b, d),
+                _ => Ok(false),
+            };
         }
         if a.rank() >= 3 && b.rank() == 2 {
             return match dest {
@@ -265,6 +272,76 @@ impl Lowerer<'_> {
                     var: v,
                     start: Expr::int(0),
                     stop: crate::sym::canon(&a.shape[d]),
+                    step: Expr::int(1),
+                    body,
+                }),
+                span,
+            )]
+        });
+        for s in nest {
+            self.emit(s);
+        }
+        Ok(true)
+    }
+
+    /// Two stacks of matrices with the same stack extents (`(B, N, K) @ (B, K, M)`), or one
+    /// matrix times a stack, as a loop of gemms, one per matrix of the stack; `false`
+    /// (nothing emitted) when the stack axes broadcast or a matrix is not a plain view.
+    fn batched_matmul_call(&mut self, a: &Arr, b: &Arr, dest: &Arr) -> R<bool> {
+        let r = dest.rank();
+        let stacked = |x: &Arr| x.rank() == r;
+        for d in 0..r - 2 {
+            if self.shapes.is_one(&dest.shape[d])
+                || [a, b].iter().any(|x| stacked(x) && !self.shapes.same(&x.shape[d], &dest.shape[d]))
+            {
+                return Ok(false);
+            }
+        }
+        let names: Vec<String> = (0..r - 2)
+            .map(|_| {
+                let n = self.index_name();
+                self.index_names.push(n.clone());
+                n
+            })
+            .collect();
+        self.pop_names(names.len());
+        let span = self.span;
+        let vars: Vec<VarId> =
+            names.into_iter().map(|n| self.f.add_var(n, Type::Scalar(Scalar::I64), VarRole::Index, span)).collect();
+        let at = |d: usize| -> Expr {
+            if d < r - 2 {
+                Expr::var(vars[d], Scalar::I64)
+            } else {
+                ph_expr(d + 2 - r)
+            }
+        };
+        let slice = |x: &Arr| {
+            if !stacked(x) {
+                return x.clone();
+            }
+            Arr {
+                tmpl: subst_ph(&x.tmpl, &at),
+                shape: x.shape[r - 2..].to_vec(),
+                bounds: x.bounds[r - 2..].to_vec(),
+                ..x.clone()
+            }
+        };
+        let (a2, b2, d2) = (slice(a), slice(b), slice(dest));
+        let mut done = false;
+        let body = self.with_block(|me| {
+            done = me.matmul_call(&a2, &b2, Some(&d2), None)?;
+            Ok(())
+        })?;
+        if !done {
+            return Ok(false);
+        }
+        let nest = vars.iter().enumerate().rev().fold(body, |body, (d, &v)| {
+            vec![Stmt::new(
+                StmtKind::Loop(Loop {
+                    id: LoopId::NEW,
+                    var: v,
+                    start: Expr::int(0),
+                    stop: crate::sym::canon(&dest.shape[d]),
                     step: Expr::int(1),
                     body,
                 }),

@@ -12,12 +12,12 @@ use adjc_ir::*;
 /// The element-level function of a ufunc.
 type ElemFn = dyn Fn(&[SVal]) -> Result<SVal, String>;
 
-fn kwarg<'a>(kwargs: &'a [(String, Ex)], name: &str) -> Option<&'a Ex> {
+pub(super) fn kwarg<'a>(kwargs: &'a [(String, Ex)], name: &str) -> Option<&'a Ex> {
     kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
 }
 
 impl Lowerer<'_> {
-    fn check_kwargs(&self, e: &Ex, kwargs: &[(String, Ex)], allowed: &[&str]) -> R<()> {
+    pub(super) fn check_kwargs(&self, e: &Ex, kwargs: &[(String, Ex)], allowed: &[&str]) -> R<()> {
         for (k, v) in kwargs {
             if !allowed.contains(&k.as_str()) {
                 return Err(self.err(v.span, format!("the keyword argument `{k}=` is not supported in `{}`", e.text)));
@@ -26,7 +26,7 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn arity(&self, e: &Ex, args: &[Ex], min: usize, max: usize) -> R<()> {
+    pub(super) fn arity(&self, e: &Ex, args: &[Ex], min: usize, max: usize) -> R<()> {
         if args.len() < min || args.len() > max {
             let want = if min == max { format!("{min}") } else { format!("{min} to {max}") };
             return Err(
@@ -401,6 +401,20 @@ impl Lowerer<'_> {
                 let axis = args.get(1).or_else(|| kwarg(kwargs, "axis"));
                 self.moment(std, v, axis, kwarg(kwargs, "keepdims"), kwarg(kwargs, "ddof"), e)
             }
+            NpName::Scan(prod) => {
+                self.check_kwargs(e, kwargs, &["axis", "dtype"])?;
+                self.arity(e, args, 1, 2)?;
+                let axis = args.get(1).or_else(|| kwarg(kwargs, "axis"));
+                self.scan(prod, e, &args[0], axis, kwargs)
+            }
+            NpName::Diff => self.diff(e, args, kwargs),
+            NpName::Roll => self.roll(e, args, kwargs),
+            NpName::Join(kind) => self.join(kind, e, args, kwargs),
+            NpName::Arange => self.arange(e, args, kwargs),
+            NpName::Linspace => self.linspace(e, args, kwargs),
+            NpName::Tri(upper) => self.tri(upper, e, args, kwargs),
+            NpName::Norm => self.norm(e, args, kwargs),
+            NpName::Linalg(n) => self.linalg(n, e, func, args, kwargs),
             NpName::Const(_) => Err(self.err(func.span, format!("`{}` is not callable", func.text))),
             NpName::Unknown => {
                 let msg = if matches!(q, "numpy.dot" | "numpy.matmul") {
@@ -481,6 +495,12 @@ impl Lowerer<'_> {
                 // `flatten` always copies.
                 Ok(if meth == "flatten" { copy_of(r, e) } else { r })
             }
+            "cumsum" | "cumprod" => {
+                self.check_kwargs(e, kwargs, &["axis", "dtype"])?;
+                self.arity(e, args, 0, 1)?;
+                let axis = args.first().or_else(|| kwarg(kwargs, "axis"));
+                self.scan(meth == "cumprod", e, obj, axis, kwargs)
+            }
             "std" | "var" => {
                 self.check_kwargs(e, kwargs, &["axis", "keepdims", "ddof"])?;
                 self.arity(e, args, 0, 1)?;
@@ -491,7 +511,7 @@ impl Lowerer<'_> {
             _ => Err(self.err_help(
                 e.span,
                 format!("the method `.{meth}()` is not supported"),
-                "supported methods: `.copy()`, `.sum()`, `.mean()`, `.max()`, `.min()`, `.prod()`, `.std()`, `.var()`, `.astype()`, `.dot()`, `.fill()`, `.transpose()`, `.reshape()`, `.ravel()`, `.flatten()`",
+                "supported methods: `.copy()`, `.sum()`, `.mean()`, `.max()`, `.min()`, `.prod()`, `.std()`, `.var()`, `.cumsum()`, `.cumprod()`, `.astype()`, `.dot()`, `.fill()`, `.transpose()`, `.reshape()`, `.ravel()`, `.flatten()`",
             )),
         }
     }
@@ -513,7 +533,7 @@ impl Lowerer<'_> {
         Ok(out)
     }
 
-    fn dtype_arg(&mut self, ex: Option<&Ex>) -> R<Option<Scalar>> {
+    pub(super) fn dtype_arg(&mut self, ex: Option<&Ex>) -> R<Option<Scalar>> {
         // `dtype=A.dtype`
         if let Some(Ex { kind: ExKind::Attr(obj, a), .. }) = ex {
             if a == "dtype" {
@@ -806,7 +826,7 @@ fn red_op(n: &str) -> RedOp {
     }
 }
 
-fn fill_value(x: Expr, elem: Scalar) -> Expr {
+pub(super) fn fill_value(x: Expr, elem: Scalar) -> Expr {
     match (x.as_float(), elem) {
         (Some(v), t) if t.is_float() => Expr::float(v, t),
         (Some(v), Scalar::I64) if x.as_int().is_none() && v.fract() == 0.0 => Expr::int(v as i64),
@@ -816,7 +836,7 @@ fn fill_value(x: Expr, elem: Scalar) -> Expr {
 }
 
 /// `x.copy()`: a value that no longer aliases `x`.
-fn copy_of(v: Val, e: &Ex) -> Val {
+pub(super) fn copy_of(v: Val, e: &Ex) -> Val {
     match v {
         Val::Array(a) => Val::Array(Arr { view: false, text: e.text.clone(), ..a }),
         other => other,

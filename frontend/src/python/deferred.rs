@@ -352,6 +352,16 @@ impl Lowerer<'_> {
             },
             DefOp::Outer { .. } => "outer".to_string(),
             DefOp::Fresh { .. } => "tmp".to_string(),
+            DefOp::Join { .. } => "joined".to_string(),
+            DefOp::Linalg { cholesky: true, .. } => "chol".to_string(),
+            DefOp::Linalg { cholesky: false, .. } => "solved".to_string(),
+            DefOp::Scan { prod, arg, .. } => {
+                let op = if *prod { "cumprod" } else { "cumsum" };
+                match ident_of(&arg.text) {
+                    Some(n) => format!("{op}_{n}"),
+                    None => op.to_string(),
+                }
+            }
         }
     }
 
@@ -421,9 +431,11 @@ impl Lowerer<'_> {
                 }));
                 Ok(())
             }
-            DefOp::Fresh { .. } | DefOp::Outer { .. } => {
-                Err(self.err(span, "internal: an array value has no scalar value"))
-            }
+            DefOp::Fresh { .. }
+            | DefOp::Outer { .. }
+            | DefOp::Join { .. }
+            | DefOp::Scan { .. }
+            | DefOp::Linalg { .. } => Err(self.err(span, "internal: an array value has no scalar value")),
         }
     }
 
@@ -444,6 +456,9 @@ impl Lowerer<'_> {
                 let v = ops::cast(SVal::strong(v.clone()), elem).e;
                 self.emit_store_map(dest, v, false)
             }
+            DefOp::Join { parts, axis } => self.join_into(dest, parts, *axis),
+            DefOp::Scan { prod, arg, axis } => self.scan_into(dest, *prod, arg, *axis),
+            DefOp::Linalg { cholesky, args } => self.linalg_into(dest, *cholesky, args),
             DefOp::Reduce { op, arg, axes, keepdims } => {
                 let rank = dest.rank();
                 let (dims, didx) = self.map_dims(dest);

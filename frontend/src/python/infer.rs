@@ -495,7 +495,14 @@ impl Walker<'_> {
                     }
                 }
             }
-            Some(NpName::Reduction(_)) | Some(NpName::Moment(_)) => {
+            Some(NpName::Reduction(_))
+            | Some(NpName::Moment(_))
+            | Some(NpName::Scan(_))
+            | Some(NpName::Diff)
+            | Some(NpName::Roll)
+            | Some(NpName::Tri(_))
+            | Some(NpName::Linalg(_))
+            | Some(NpName::Norm) => {
                 let r = names::resolve(self.m, func).unwrap_or_default();
                 let r = r.trim_start_matches("numpy.");
                 for (k, a) in args.iter().enumerate() {
@@ -659,6 +666,35 @@ impl Walker<'_> {
                             Some(s.split_once("->")?.1.chars().filter(|c| c.is_ascii_alphabetic()).count())
                         }
                         _ => None,
+                    },
+                    Some(NpName::Scan(_)) => match args.get(1).or(kw("axis")).map(|a| &a.kind) {
+                        None | Some(ExKind::NoneLit) => Some(1),
+                        Some(_) => self.rank_of(args.first()?, al, locals),
+                    },
+                    Some(NpName::Diff) | Some(NpName::Roll) | Some(NpName::Tri(_)) => {
+                        self.rank_of(args.first()?, al, locals)
+                    }
+                    Some(NpName::Arange) | Some(NpName::Linspace) => Some(1),
+                    Some(NpName::Linalg("cholesky")) => Some(2),
+                    Some(NpName::Linalg("solve")) => self.rank_of(args.get(1)?, al, locals),
+                    Some(NpName::Join(kind)) => {
+                        let first = match &args.first()?.kind {
+                            ExKind::Tuple(t) | ExKind::List(t) => t.first()?,
+                            _ => return None,
+                        };
+                        let r = self.rank_of(first, al, locals)?;
+                        Some(match kind {
+                            "stack" => r + 1,
+                            "vstack" => r.max(2),
+                            _ => r,
+                        })
+                    }
+                    Some(NpName::Norm) => match args.get(2).or(kw("axis")).map(|a| &a.kind) {
+                        None | Some(ExKind::NoneLit) => Some(0),
+                        Some(ExKind::Tuple(t)) => {
+                            Some(self.rank_of(args.first()?, al, locals)?.saturating_sub(t.len()))
+                        }
+                        Some(_) => Some(self.rank_of(args.first()?, al, locals)?.saturating_sub(1)),
                     },
                     Some(NpName::Product(p)) => {
                         let (ra, rb) =

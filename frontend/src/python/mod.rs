@@ -15,7 +15,11 @@
 //! `np.where`/`np.clip`/`np.sign`/`np.flip`/`.T`, reductions (`np.sum`, `mean`, `max`,
 //! `min`, `prod`, `std`, `var`, with `axis`/`keepdims`, also as methods), array creation
 //! (`np.zeros`, ..., `*_like`, `copy`, `np.eye`, `np.identity`), reshaping (`np.reshape`,
-//! `.reshape`, `.ravel`, `.flatten`: index remapping, views of contiguous arrays), and
+//! `.reshape`, `.ravel`, `.flatten`: index remapping, views of contiguous arrays), joins,
+//! shifts, differences and triangles (`assemble`: `np.concatenate`, `stack`, `hstack`,
+//! `vstack`, `roll`, `diff`, `triu`, `tril`), running sums and products (`scan`:
+//! `np.cumsum`, `cumprod`), evenly spaced values and norms (`sequences`: `np.arange`,
+//! `linspace`, `linalg.norm`), and
 //! matrix products (`@`, `np.dot`, `np.matmul`, `np.outer`, `np.einsum` of products, see
 //! `einsum`; `@` also on stacks of matrices): library calls (gemm, gemv, dot, ger on views,
 //! see `blas`) where the whole pipeline takes them, loops otherwise.
@@ -29,6 +33,7 @@
 //! boolean masks outside assignment targets, early `return`, shapes that
 //! depend on loop variables (for arrays the source creates; temporaries use bounds).
 
+mod assemble;
 mod ast;
 mod blas;
 mod calls;
@@ -38,12 +43,15 @@ mod expr;
 mod finish;
 mod infer;
 mod jumps;
+mod linalg;
 mod lower;
 mod moments;
 mod names;
 mod ops;
 mod parse;
 mod reshape;
+mod scan;
+mod sequences;
 mod shapes;
 mod store;
 mod syntax;

@@ -24,6 +24,20 @@ pub enum NpName {
     Ravel,
     /// `np.std` (true) / `np.var` (false).
     Moment(bool),
+    /// `np.cumsum` (false) / `np.cumprod` (true).
+    Scan(bool),
+    Diff,
+    Roll,
+    /// `concatenate`, `stack`, `hstack`, `vstack`.
+    Join(&'static str),
+    Arange,
+    Linspace,
+    /// `np.triu` (true) / `np.tril` (false).
+    Tri(bool),
+    /// `np.linalg.norm`.
+    Norm,
+    /// `np.linalg` functions that are not supported yet (named in the diagnostic).
+    Linalg(&'static str),
     Unknown,
 }
 
@@ -142,6 +156,23 @@ pub fn classify_str(n: &str) -> NpName {
         "einsum" => NpName::Einsum,
         "std" => NpName::Moment(true),
         "var" => NpName::Moment(false),
+        "cumsum" => NpName::Scan(false),
+        "cumprod" => NpName::Scan(true),
+        "diff" => NpName::Diff,
+        "roll" => NpName::Roll,
+        "concatenate" => NpName::Join("concatenate"),
+        "stack" => NpName::Join("stack"),
+        "hstack" => NpName::Join("hstack"),
+        "vstack" => NpName::Join("vstack"),
+        "arange" => NpName::Arange,
+        "linspace" => NpName::Linspace,
+        "triu" => NpName::Tri(true),
+        "tril" => NpName::Tri(false),
+        "linalg.norm" => NpName::Norm,
+        "linalg.solve" => NpName::Linalg("solve"),
+        "linalg.cholesky" => NpName::Linalg("cholesky"),
+        "linalg.inv" => NpName::Linalg("inv"),
+        "linalg.det" => NpName::Linalg("det"),
         _ => NpName::Unknown,
     }
 }
@@ -175,9 +206,31 @@ pub fn supported_list() -> String {
         all.extend(l.iter().map(|n| format!("np.{n}")));
     }
     all.extend(
-        ["np.std", "np.var", "np.where", "np.clip", "np.transpose", "np.flip", "np.reshape", "np.ravel"]
-            .iter()
-            .map(|s| s.to_string()),
+        [
+            "np.std",
+            "np.var",
+            "np.where",
+            "np.clip",
+            "np.transpose",
+            "np.flip",
+            "np.reshape",
+            "np.ravel",
+            "np.cumsum",
+            "np.cumprod",
+            "np.diff",
+            "np.roll",
+            "np.concatenate",
+            "np.stack",
+            "np.hstack",
+            "np.vstack",
+            "np.arange",
+            "np.linspace",
+            "np.triu",
+            "np.tril",
+            "np.linalg.norm",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
     );
     all.join(", ")
 }

@@ -90,6 +90,14 @@ pub enum DefOp {
     Outer { a: Arr, b: Arr, elementwise: Arr },
     /// A new array, filled with `init` unless `None` (`np.empty`).
     Fresh { init: Option<Expr> },
+    /// The parts side by side along `axis` (`np.concatenate`, `np.stack`, `np.roll`): one
+    /// store map per part into its slab of the destination.
+    Join { parts: Vec<Arr>, axis: usize },
+    /// The running sum (`prod` false) or product of `arg` along `axis` (`np.cumsum`,
+    /// `np.cumprod`): a sequential loop over the axis, a recurrence on the destination.
+    Scan { prod: bool, arg: Arr, axis: usize },
+    /// `np.linalg.cholesky(args[0])` or `np.linalg.solve(args[0], args[1])`: a library call.
+    Linalg { cholesky: bool, args: Vec<Arr> },
 }
 
 impl Deferred {
@@ -99,6 +107,9 @@ impl Deferred {
             DefOp::Reduce { arg, .. } => arg.tmpl.mentions(v),
             DefOp::MatMul { a, b } | DefOp::Outer { a, b, .. } => a.tmpl.mentions(v) || b.tmpl.mentions(v),
             DefOp::Fresh { init } => init.as_ref().is_some_and(|e| e.mentions(v)),
+            DefOp::Join { parts, .. } => parts.iter().any(|p| p.tmpl.mentions(v)),
+            DefOp::Scan { arg, .. } => arg.tmpl.mentions(v),
+            DefOp::Linalg { args, .. } => args.iter().any(|p| p.tmpl.mentions(v)),
         }
     }
 }

@@ -376,9 +376,11 @@ impl<'f> M<'f> {
         let mut ext = |v: &View| -> Result<Vec<i64>, String> { v.extents.iter().map(|e| self.eval(e)?.i()).collect() };
         let eo = ext(&c.out_view)?;
         let ea = ext(&c.arg_views[0])?;
-        let eb = ext(&c.arg_views[1])?;
-        let (a, b) = (c.args[0], c.args[1]);
-        let (va, vb, vo) = (&c.arg_views[0], &c.arg_views[1], &c.out_view);
+        // One-argument calls (`cholesky`) use the first argument twice below.
+        let last = c.args.len().saturating_sub(1).min(1);
+        let eb = ext(&c.arg_views[last])?;
+        let (a, b) = (c.args[0], c.args[last]);
+        let (va, vb, vo) = (&c.arg_views[0], &c.arg_views[last], &c.out_view);
         // Every output element as a function of the arguments, computed before any write.
         let mut results: Vec<(Vec<i64>, f64)> = Vec::new();
         let get = |m: &mut Self, var: VarId, v: &View, idx: &[i64]| -> Result<f64, String> {
@@ -431,6 +433,60 @@ impl<'f> M<'f> {
                     t += get(self, a, va, &[p])? * get(self, b, vb, &[p])?;
                 }
                 results.push((vec![], alpha * t));
+            }
+            LibOp::Solve => {
+                let n = ea[0];
+                let k = eb.get(1).copied().unwrap_or(1);
+                let vecform = eb.len() == 1;
+                let mut m = vec![vec![0.0; (n + k) as usize]; n as usize];
+                for i in 0..n {
+                    for j in 0..n {
+                        m[i as usize][j as usize] = get(self, a, va, &[i, j])?;
+                    }
+                    for j in 0..k {
+                        let idx = if vecform { vec![i] } else { vec![i, j] };
+                        m[i as usize][(n + j) as usize] = get(self, b, vb, &idx)?;
+                    }
+                }
+                let x = gauss_solve(m, n as usize, k as usize);
+                for i in 0..n {
+                    for j in 0..k {
+                        let idx = if vecform { vec![i] } else { vec![i, j] };
+                        results.push((idx, x[i as usize][j as usize]));
+                    }
+                }
+            }
+            LibOp::Cholesky => {
+                let n = ea[0] as usize;
+                let mut l = vec![vec![0.0; n]; n];
+                for j in 0..n {
+                    let d = get(self, a, va, &[j as i64, j as i64])? - l[j][..j].iter().map(|x| x * x).sum::<f64>();
+                    l[j][j] = d.sqrt();
+                    for i in j + 1..n {
+                        let t = get(self, a, va, &[i as i64, j as i64])?
+                            - l[i][..j].iter().zip(&l[j][..j]).map(|(x, y)| x * y).sum::<f64>();
+                        l[i][j] = t / l[j][j];
+                    }
+                }
+                for (i, row) in l.iter().enumerate() {
+                    for (j, x) in row.iter().enumerate() {
+                        results.push((vec![i as i64, j as i64], *x));
+                    }
+                }
+            }
+            LibOp::CholeskyAdjoint => {
+                let n = ea[0] as usize;
+                let mut l = vec![vec![0.0; n]; n];
+                let mut lb = vec![vec![0.0; n]; n];
+                for i in 0..n {
+                    for j in 0..n {
+                        l[i][j] = if j <= i { get(self, a, va, &[i as i64, j as i64])? } else { 0.0 };
+                        lb[i][j] = get(self, b, vb, &[i as i64, j as i64])?;
+                    }
+                }
+                for (idx, x) in cholesky_adjoint(&l, &lb) {
+                    results.push((vec![idx.0 as i64, idx.1 as i64], x));
+                }
             }
         }
         for (idx, x) in results {
@@ -764,4 +820,124 @@ pub fn run(f: &Function, args: &mut Args, opts: Opts) -> Result<(), String> {
         args.insert(var.name.clone(), v);
     }
     Ok(())
+}
+
+/// `[A | B]` (n rows, n + k columns) → `A⁻¹ B` by Gaussian elimination with partial pivoting.
+fn gauss_solve(mut m: Vec<Vec<f64>>, n: usize, k: usize) -> Vec<Vec<f64>> {
+    for col in 0..n {
+        let piv = (col..n).max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs())).unwrap_or(col);
+        m.swap(col, piv);
+        let pivot_row = m[col].clone();
+        for row in m.iter_mut().skip(col + 1) {
+            let f = row[col] / pivot_row[col];
+            for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                *x -= f * p;
+            }
+        }
+    }
+    let mut x = vec![vec![0.0; k]; n];
+    for j in 0..k {
+        for i in (0..n).rev() {
+            let mut t = m[i][n + j];
+            for p in i + 1..n {
+                t -= m[i][p] * x[p][j];
+            }
+            x[i][j] = t / m[i][i];
+        }
+    }
+    x
+}
+
+/// The adjoint of `a` (its lower triangle) in `l = cholesky(a)` given `l_b`: with
+/// `P = Φ(Lᵀ L_b)` (lower triangle, halved diagonal) and `S = L⁻ᵀ P L⁻¹`, `a_b[i, j] =
+/// S[i, j] + S[j, i]` below the diagonal, `S[i, i]` on it, 0 above.
+pub fn cholesky_adjoint(l: &[Vec<f64>], lb: &[Vec<f64>]) -> Vec<((usize, usize), f64)> {
+    let n = l.len();
+    let mut p = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut t = 0.0;
+            for q in 0..n {
+                t += l[q][i] * lb[q][j];
+            }
+            p[i][j] = if i == j { 0.5 * t } else { t };
+        }
+    }
+    // Solve Lᵀ X = M column by column (back substitution).
+    let lt_solve = |m: &Vec<Vec<f64>>| {
+        let mut x = vec![vec![0.0; n]; n];
+        for c in 0..n {
+            for i in (0..n).rev() {
+                let mut t = m[i][c];
+                for q in i + 1..n {
+                    t -= l[q][i] * x[q][c];
+                }
+                x[i][c] = t / l[i][i];
+            }
+        }
+        x
+    };
+    let y = lt_solve(&p);
+    let yt: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| y[j][i]).collect()).collect();
+    let z = lt_solve(&yt); // Sᵀ
+    let mut out = Vec::new();
+    for (i, zi) in z.iter().enumerate() {
+        for (j, zij) in zi.iter().enumerate() {
+            let v = match i.cmp(&j) {
+                std::cmp::Ordering::Greater => zij + z[j][i],
+                std::cmp::Ordering::Equal => *zij,
+                std::cmp::Ordering::Less => 0.0,
+            };
+            out.push(((i, j), v));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod linalg_tests {
+    use super::{cholesky_adjoint, gauss_solve};
+
+    fn chol(a: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let n = a.len();
+        let mut l = vec![vec![0.0; n]; n];
+        for j in 0..n {
+            let d = a[j][j] - l[j][..j].iter().map(|x| x * x).sum::<f64>();
+            l[j][j] = d.sqrt();
+            for i in j + 1..n {
+                l[i][j] = (a[i][j] - l[i][..j].iter().zip(&l[j][..j]).map(|(x, y)| x * y).sum::<f64>()) / l[j][j];
+            }
+        }
+        l
+    }
+
+    #[test]
+    fn solve_matches_a_known_solution() {
+        let m = vec![vec![4.0, 1.0, 2.0, 1.0], vec![1.0, 5.0, 1.0, 2.0], vec![2.0, 1.0, 6.0, 3.0]];
+        let x = gauss_solve(m, 3, 1);
+        let want = [-0.06382978723404255, 0.3191489361702128, 0.46808510638297873];
+        for (xi, wi) in x.iter().zip(want) {
+            assert!((xi[0] - wi).abs() < 1e-12, "{x:?}");
+        }
+    }
+
+    /// `<a_b, da>` equals the derivative of `<l_b, cholesky(a)>` along `da` (central
+    /// differences), for a `da` that also touches the upper triangle (never read).
+    #[test]
+    fn cholesky_adjoint_matches_finite_differences() {
+        let a = vec![vec![4.0, 0.3, 2.0], vec![1.0, 5.0, -7.0], vec![2.0, 1.0, 6.0]];
+        let lb = vec![vec![0.7, 9.0, 9.0], vec![-0.4, 1.1, 9.0], vec![0.25, 0.6, -1.3]];
+        let da = vec![vec![0.2, -0.5, 0.9], vec![0.3, -0.1, 0.4], vec![-0.6, 0.8, 0.5]];
+        let f = |h: f64| {
+            let ah: Vec<Vec<f64>> =
+                a.iter().zip(&da).map(|(r, d)| r.iter().zip(d).map(|(x, y)| x + h * y).collect()).collect();
+            let l = chol(&ah);
+            (0..3).flat_map(|i| (0..=i).map(move |j| (i, j))).map(|(i, j)| l[i][j] * lb[i][j]).sum::<f64>()
+        };
+        let h = 1e-5;
+        let fd = (f(h) - f(-h)) / (2.0 * h);
+        let ab = cholesky_adjoint(&chol(&a), &lb);
+        let adj: f64 = ab.iter().map(|((i, j), g)| g * da[*i][*j]).sum();
+        assert!((fd - adj).abs() < 1e-8 * fd.abs().max(1.0), "fd {fd} adjoint {adj}");
+    }
 }
