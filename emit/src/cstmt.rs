@@ -47,6 +47,12 @@ pub fn comment_text(s: &str) -> String {
     out.trim_end().to_string()
 }
 
+/// The note autodiff puts on a library call of an adjoint (`adjoint of gemm`; the call may
+/// be another operation: gemv's adjoint is a ger).
+fn is_library_adjoint_note(note: &str) -> bool {
+    matches!(note.strip_prefix("adjoint of "), Some("gemm" | "gemv" | "ger" | "dot"))
+}
+
 /// `/* ===== forward sweep ===== */`
 pub fn banner(title: &str) -> String {
     format!("/* ===== {} ===== */", comment_text(title))
@@ -205,7 +211,12 @@ impl<'a> Emitter<'a> {
                 last = line;
             }
             if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
-                self.line(format!("/* {} */", comment_text(note)));
+                // A library call's adjoint reads as its formula (`x_b += y_b @ A.T`).
+                let note = match &s.kind {
+                    StmtKind::Call(c) if is_library_adjoint_note(note) => crate::formula::formula(self.cx, c),
+                    _ => note.clone(),
+                };
+                self.line(format!("/* {} */", comment_text(&note)));
             }
             self.stmt(s, last)?;
             first = false;

@@ -16,6 +16,7 @@ mod cexpr;
 mod cstmt;
 mod ctx;
 mod doc;
+mod formula;
 mod fortran_iface;
 mod fortran_wrap;
 mod function;
