@@ -273,6 +273,10 @@ pub struct TranspileArgs {
     /// case (`relax_b`, as gfortran names symbols).
     #[arg(long)]
     pub keep_case: bool,
+    /// Write `#line N "file.py"` before each block of generated statements: compiler
+    /// diagnostics and debuggers (gdb's `list`, `break file.py:N`) then point at the source.
+    #[arg(long)]
+    pub line_directives: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).

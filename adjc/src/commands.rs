@@ -36,6 +36,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         sizes: parse_sizes(&args.sizes)?,
         command_line: Some(command_line()),
         keep_case: args.keep_case,
+        line_directives: args.line_directives,
     })
 }
 

@@ -104,6 +104,9 @@ pub struct Options {
     /// `--keep-case` (Fortran): keep the source's spelling of names in the C instead of
     /// lower case.
     pub keep_case: bool,
+    /// `--line-directives`: a `#line N "file.py"` before each block of generated statements,
+    /// so that compiler diagnostics and debuggers point at the source line.
+    pub line_directives: bool,
 }
 
 impl Options {

@@ -315,6 +315,7 @@ impl Pipeline {
             header_comment: header_comment(&src.file, self.options.command_line.as_deref()),
             source_comment: inputs_comment(input_hashes),
             size_guards: memory.iter().map(|m| m.size_guard(&adjoint.function.name)).collect(),
+            line_directives: self.options.line_directives,
         };
         adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)
             .map_err(|d| src.at(Stage::Emit, d))

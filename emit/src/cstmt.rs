@@ -17,12 +17,27 @@ pub(crate) struct Quote<'a> {
     /// Source lines, split once (`Module::source_line` rescans the text on every call).
     lines: Vec<&'a str>,
     file: String,
+    /// With `--line-directives`: the source path as a C string literal (`"examples/a.py"`).
+    directive_path: Option<String>,
 }
 
+/// The line that [`resolve_line_resets`] turns into a `#line` back to the C file itself.
+pub(crate) const LINE_RESET: &str = "#line adjc-reset";
+
 impl<'a> Quote<'a> {
-    pub fn new(module: &'a Module) -> Quote<'a> {
+    pub fn new(module: &'a Module, line_directives: bool) -> Quote<'a> {
         let file = module.file.rsplit(['/', '\\']).next().unwrap_or(&module.file).to_string();
-        Quote { lines: module.source.lines().map(str::trim).collect(), file }
+        let directive_path = line_directives.then(|| c_string(&module.file));
+        Quote { lines: module.source.lines().map(str::trim).collect(), file, directive_path }
+    }
+
+    /// `#line 7 "jacobi_1d.py"`, with `--line-directives`.
+    pub fn directive(&self, line: u32) -> Option<String> {
+        self.directive_path.as_ref().map(|p| format!("#line {line} {p}"))
+    }
+
+    pub fn directives(&self) -> bool {
+        self.directive_path.is_some()
     }
 
     /// `/* jacobi_1d.py:7   B[1:-1] = ... */`
@@ -34,6 +49,41 @@ impl<'a> Quote<'a> {
             format!("/* {}:{line}   {} */", comment_text(&self.file), comment_text(text))
         }
     }
+}
+
+/// `s` as a C string literal.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            c if c.is_control() => out.push('?'),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Each [`LINE_RESET`] line of the finished `.c` becomes `#line N "stem.c"`, `N` being the
+/// number of the line after it: the code after a function's statements (frees, `#undef`s,
+/// the next function's prologue) is reported at its own place again.
+pub(crate) fn resolve_line_resets(text: &str, c_file: &str) -> String {
+    if !text.contains(LINE_RESET) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for (k, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim_end() == LINE_RESET {
+            out.push_str(&format!("#line {} {}\n", k + 2, c_string(c_file)));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Text that is safe inside a one-line `/* ... */` comment: no comment delimiters (a
@@ -208,6 +258,10 @@ impl<'a> Emitter<'a> {
                     self.line("");
                 }
                 self.line(self.quote.line(line));
+                if let Some(d) = self.quote.directive(line) {
+                    // Preprocessor lines start in column 0; the next line is line `line`.
+                    self.out.push(d);
+                }
                 last = line;
             }
             if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
