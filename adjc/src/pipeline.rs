@@ -117,6 +117,9 @@ impl Pipeline {
         if memory.is_none() {
             adjoint.function = adjc_autodiff::product_loop::batch_products(&adjoint.function);
         }
+        // One-iteration loops (`keepdims` axes) are written as their body.
+        module.functions[0] = adjc_autodiff::unit_loops::drop_unit_loops(&module.functions[0]);
+        adjoint.function = adjc_autodiff::unit_loops::drop_unit_loops(&adjoint.function);
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);

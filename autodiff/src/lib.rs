@@ -110,6 +110,7 @@ mod signature;
 mod softmax;
 pub mod split;
 mod tape;
+pub mod unit_loops;
 mod util;
 pub mod zero_fill;
 

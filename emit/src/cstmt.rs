@@ -131,6 +131,9 @@ pub(crate) struct Emitter<'a> {
     /// Iteration-private scalars declared `const` where they are assigned (see
     /// [`const_locals`]).
     consts: BTreeSet<VarId>,
+    /// Iteration-private scalars declared at their first assignment (`double t = ...;`)
+    /// instead of zero-initialised first (see [`assigned_first`]); removed once declared.
+    declare_at: BTreeSet<VarId>,
 }
 
 impl<'a> Emitter<'a> {
@@ -153,6 +156,7 @@ impl<'a> Emitter<'a> {
             region_level: false,
             serial_copy: false,
             consts: BTreeSet::new(),
+            declare_at: BTreeSet::new(),
             placed,
             arena,
             taken: 0,
@@ -298,6 +302,11 @@ impl<'a> Emitter<'a> {
             StmtKind::Assign { target, value } if target.is_scalar() && self.consts.contains(&target.var) => {
                 let ty = c_type(self.cx.f.var(target.var).ty.elem());
                 let text = format!("const {ty} {} = {};", self.place(target), self.expr(value));
+                self.line(text);
+            }
+            StmtKind::Assign { target, value } if target.is_scalar() && self.declare_at.remove(&target.var) => {
+                let ty = c_type(self.cx.f.var(target.var).ty.elem());
+                let text = format!("{ty} {} = {};", self.place(target), self.expr(value));
                 self.line(text);
             }
             StmtKind::Assign { target, value } => {
@@ -544,6 +553,13 @@ impl<'a> Emitter<'a> {
     }
 
     fn map(&mut self, m: &Map, line: u32) -> Result<(), Diagnostic> {
+        // A whole array zeroed at the top level of a sweep: one runtime call.
+        if self.depth == 1 && self.chain.is_empty() && !self.region_level && !self.serial_copy {
+            if let Some(call) = crate::zero::whole_array_zero(self.cx, m) {
+                self.line(call);
+                return Ok(());
+            }
+        }
         let plan = self.plan.map(m).cloned().unwrap_or_default();
         if self.serial_copy {
             return self.map_nest(m, line, &plan, None);
@@ -605,8 +621,13 @@ impl<'a> Emitter<'a> {
         self.region_level = false;
         self.chain.push(k);
         let consts = const_locals(&m.body, &plan.private, &self.plan.top);
+        let unread = |v: &VarId| self.plan.unread.contains(&(Some(k), *v));
+        let declare_at: BTreeSet<VarId> = assigned_first(&m.body, &plan.private, &self.plan.top)
+            .into_iter()
+            .filter(|v| !consts.contains(v) && !unread(v))
+            .collect();
         for v in &plan.private {
-            if consts.contains(v) {
+            if consts.contains(v) || declare_at.contains(v) {
                 continue;
             }
             let ty = self.cx.f.var(*v).ty.elem();
@@ -617,8 +638,10 @@ impl<'a> Emitter<'a> {
             }
         }
         let saved_consts = std::mem::replace(&mut self.consts, consts);
+        let saved_declare = std::mem::replace(&mut self.declare_at, declare_at);
         let result = self.block(&m.body, line, false);
         self.consts = saved_consts;
+        self.declare_at = saved_declare;
         self.chain.pop();
         self.parallel = saved;
         self.region_level = saved_region;
@@ -692,6 +715,31 @@ fn size(e: &Expr) -> usize {
     let mut n = 0;
     e.walk(&mut |_| n += 1);
     n
+}
+
+/// The private scalars of a map body whose first mention is an assignment at the body's top
+/// level that does not read them: declared there (`double s = 0.0;` rather than
+/// `double s = 0.0; s = 0.0;`). Not those also declared at the function's top.
+fn assigned_first(body: &[Stmt], private: &[VarId], top: &[VarId]) -> BTreeSet<VarId> {
+    let mut out = BTreeSet::new();
+    let mut mentioned = BTreeSet::new();
+    for s in body {
+        if let StmtKind::Assign { target, value } = &s.kind {
+            let v = target.var;
+            if target.is_scalar()
+                && private.contains(&v)
+                && !top.contains(&v)
+                && !mentioned.contains(&v)
+                && !value.mentions(v)
+            {
+                out.insert(v);
+            }
+        }
+        let one = vec![s.clone()];
+        mentioned.extend(adjc_ir::read_vars(&one));
+        mentioned.extend(adjc_ir::written_vars(&one));
+    }
+    out
 }
 
 /// The private scalars of a map body that can be declared `const` at their assignment

@@ -30,6 +30,7 @@ mod slabs;
 mod templates;
 mod work;
 pub mod wrap;
+mod zero;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
