@@ -41,8 +41,8 @@ pub(crate) fn formula(cx: &FnCtx, c: &LibCall) -> String {
         return format!("{out} += {scaled}");
     }
     match c.beta.as_float().filter(|_| c.beta.is_const()) {
-        Some(v) if v == 0.0 => format!("{out} = {scaled}"),
-        Some(v) if v == 1.0 => format!("{out} += {scaled}"),
+        Some(0.0) => format!("{out} = {scaled}"),
+        Some(1.0) => format!("{out} += {scaled}"),
         _ => format!("{out} = {scaled} + {} * {out}", factor(cx, &c.beta)),
     }
 }
