@@ -137,35 +137,6 @@ fn swap_restore(b: &mut Block, x: VarId, tape: VarId, tmp: VarId, ty: Scalar) ->
     false
 }
 
-/// The reverse sweep `rev` with each local adjoint's zero start placed right before the
-/// first statement that mentions the adjoint, and attributed to that statement's source
-/// line (the reader sees `x_b` zeroed where the adjoint of the statement that needs it
-/// begins, not at the `def` line). Nothing before that statement reads or writes the
-/// adjoint, so the move keeps every value. Starts no statement mentions go to `prefix`.
-fn place_zero_starts(rev: Block, starts: Vec<(VarId, Stmt)>, prefix: &mut Block) -> Block {
-    let mut pending = starts;
-    let mut out = Vec::with_capacity(rev.len() + pending.len());
-    for s in rev {
-        let (due, rest): (Vec<_>, Vec<_>) = pending.into_iter().partition(|(a, _)| stmt_mentions(&s, *a));
-        pending = rest;
-        out.extend(due.into_iter().map(|(_, z)| respan(z, s.span)));
-        out.push(s);
-    }
-    prefix.extend(pending.into_iter().map(|(_, z)| z));
-    out
-}
-
-/// `s` with every statement in it attributed to `span`.
-fn respan(mut s: Stmt, span: Span) -> Stmt {
-    s.span = span;
-    for b in s.blocks_mut() {
-        for t in std::mem::take(b) {
-            b.push(respan(t, span));
-        }
-    }
-    s
-}
-
 pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
     let Parts { mut fwd, mut rev, primal_body, primal_allocs, of, by_value } = parts;
     let p = ad.p;
@@ -192,19 +163,17 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
     // Local adjoints start at zero; so do the adjoints of outputs that are not seeded.
     let mut allocs: Vec<VarId> = primal_allocs.to_vec();
     let locals: Vec<(VarId, VarId)> = ad.adj.iter().map(|(v, a)| (*v, *a)).collect();
-    let mut starts = Vec::new();
     for (v, a) in &locals {
         let param = p.param(*v);
         let array = ad.f.var(*a).ty.is_array();
         match param {
             None if array => {
                 allocs.push(*a);
-                let note = format!("adjoint of {} starts at zero", p.var(*v).name);
-                starts.push((*a, ad.zero_map(*a, span).with_note(note)));
+                prefix.push(ad.zero_map(*a, span).with_note(format!("adjoint of {} starts at zero", p.var(*v).name)));
             }
             None => {
                 if mentions_outside_maps(&rev, *a) {
-                    starts.push((*a, Stmt::assign(Place::scalar(*a), zero(ad.elem(*a)), span)));
+                    prefix.push(Stmt::assign(Place::scalar(*a), zero(ad.elem(*a)), span));
                 }
             }
             Some(q) => {
@@ -220,8 +189,6 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
             }
         }
     }
-
-    let mut rev = place_zero_starts(rev, starts, &mut prefix);
 
     // Output-only adjoints are zero on exit.
     let mut suffix = Vec::new();
