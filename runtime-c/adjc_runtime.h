@@ -416,6 +416,17 @@ static inline void *adjc_alloc_tape(size_t elem, size_t rank, const int64_t *ext
     return p;
 }
 
+/* Sets every element of an array of `rank` extents `ext` of `elem` bytes to zero (all bits
+ * zero: +0.0 for float and double), one call where a loop nest per array was written. The
+ * size is computed as for the allocation (adjc_size): an empty array writes nothing. */
+static inline void adjc_zero(void *p, size_t elem, size_t rank, const int64_t *ext)
+{
+    size_t bytes = adjc_size(elem, rank, ext);
+    if (p != NULL && bytes != 0 && bytes != SIZE_MAX) {
+        memset(p, 0, bytes);
+    }
+}
+
 /* ---- memory plans: one block reserved on entry --------------------------------------- */
 
 /*

@@ -278,10 +278,14 @@ pub struct TranspileArgs {
     /// case (`relax_b`, as gfortran names symbols).
     #[arg(long)]
     pub keep_case: bool,
-    /// Put PREFIX before the C symbols (`--prefix adjc_`: `adjc_heat`, `adjc_heat_b`); the
+    /// Put PREFIX before the C symbols (`--prefix ad_`: `ad_heat`, `ad_heat_b`); the
     /// Fortran wrappers of --fortran-interface keep the source's names (`heat_b`).
     #[arg(long, value_name = "PREFIX")]
     pub prefix: Option<String>,
+    /// Write `#line N "file.py"` before each block of generated statements: compiler
+    /// diagnostics and debuggers (gdb's `list`, `break file.py:N`) then point at the source.
+    #[arg(long)]
+    pub line_directives: bool,
 }
 
 /// The values a generated driver runs the kernel on (`check` and `bench`).

@@ -38,6 +38,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         command_line: Some(command_line()),
         keep_case: args.keep_case,
         prefix: args.prefix.clone(),
+        line_directives: args.line_directives,
     })
 }
 

@@ -106,10 +106,13 @@ pub struct Options {
     /// `--keep-case` (Fortran): keep the source's spelling of names in the C instead of
     /// lower case.
     pub keep_case: bool,
-    /// `--prefix`: put before the C symbols (`adjc_heat`, `adjc_heat_b`), so they clash
+    /// `--prefix`: put before the C symbols (`ad_heat`, `ad_heat_b`), so they clash
     /// neither with other C code nor, in Fortran, with the original routine's name. The
     /// drop-in Fortran wrappers keep the source's names (`heat_b`).
     pub prefix: Option<String>,
+    /// `--line-directives`: a `#line N "file.py"` before each block of generated statements,
+    /// so that compiler diagnostics and debuggers point at the source line.
+    pub line_directives: bool,
 }
 
 impl Options {

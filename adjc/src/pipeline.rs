@@ -128,6 +128,9 @@ impl Pipeline {
         if memory.is_none() {
             adjoint.function = adjc_autodiff::product_loop::batch_products(&adjoint.function);
         }
+        // One-iteration loops (`keepdims` axes) are written as their body.
+        module.functions[0] = adjc_autodiff::unit_loops::drop_unit_loops(&module.functions[0]);
+        adjoint.function = adjc_autodiff::unit_loops::drop_unit_loops(&adjoint.function);
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);
@@ -328,6 +331,7 @@ impl Pipeline {
             header_comment: header_comment(&src.file, self.options.command_line.as_deref()),
             source_comment: inputs_comment(input_hashes),
             size_guards: memory.iter().map(|m| m.size_guard(&adjoint.function.name)).collect(),
+            line_directives: self.options.line_directives,
         };
         adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)
             .map_err(|d| src.at(Stage::Emit, d))

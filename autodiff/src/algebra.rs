@@ -16,6 +16,7 @@
 //! | `-(-a)`                       | `a`                    | identical                            |
 //! | `c * (1.0 / a)` (`c` a literal) | `c / a`             | one rounding fewer                   |
 //! | `c1 * (c2 * a)`, `(c2 * a) * c1` | `(c1 * c2) * a`     | only when `c1` or `c2` is a power of two (the product of the constants is exact and so is the scaling) |
+//! | `e + e`                       | `2.0 * e`, or `e` with its leading literal doubled (`2.0 * (0.5 / r * z)` is `1.0 / r * z`) | `e + e` is `2 e` exactly; a power of two scales a literal exactly |
 //!
 //! Integer powers are expanded only when the base is a variable, an array element or a
 //! constant (reading it twice costs nothing); `pow(sin(u), 3.0)` stays a call rather than
@@ -25,6 +26,7 @@
 //! Everything else is left as the rules wrote it: no rewrite here changes a value by more
 //! than the rounding of the operations it removes, and most change nothing at all.
 
+use adjc_ir::proc::eq::strip;
 use adjc_ir::{BinOp, Block, Expr, ExprKind, Function, Intrinsic, Literal, Scalar, StmtKind, UnOp};
 
 /// `f` with every expression of its body tidied.
@@ -258,6 +260,25 @@ fn product(a: Expr, b: Expr) -> Expr {
     a.mul(b)
 }
 
+/// `k * e` for a power of two `k`, written by scaling the leftmost literal factor of `e`
+/// (`2.0 * (0.5 / r * z)` is `1.0 / r * z`): scaling by a power of two commutes with
+/// rounding, so both forms give the same double (barring overflow and subnormals, which
+/// the check below refuses for the literal). `None` when `e` has no such literal.
+fn scaled_exactly(k: f64, e: &Expr) -> Option<Expr> {
+    power_of_two(&Expr::float(k, e.ty))?;
+    match &e.kind {
+        ExprKind::Const(Literal::Float(v)) => {
+            let c = k * v;
+            (c.is_normal() && e.ty == Scalar::F64).then(|| Expr::float(c, e.ty))
+        }
+        ExprKind::Binary(op @ (BinOp::Mul | BinOp::Div), a, b) => {
+            let a = scaled_exactly(k, a)?;
+            Some(Expr::new(ExprKind::Binary(*op, Box::new(a), b.clone()), e.ty, e.span))
+        }
+        _ => None,
+    }
+}
+
 fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     if a.ty != b.ty {
         return Expr::binary(op, a, b);
@@ -270,6 +291,17 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
             let (b, nb) = strip_sign(b);
             let e = if op == BinOp::Mul { product(a, b) } else { Expr::binary(op, a, b) };
             if na != nb {
+                e.neg()
+            } else {
+                e
+            }
+        }
+        // `e + e` is `2.0 * e` exactly (the sum of one read summed twice, `z * z`'s
+        // derivative), and the factor goes into a literal of `e` when it can.
+        BinOp::Add if strip(&a) == strip(&b) => {
+            let (e, neg) = strip_sign(a);
+            let e = scaled_exactly(2.0, &e).unwrap_or_else(|| product(Expr::float(2.0, e.ty), e));
+            if neg {
                 e.neg()
             } else {
                 e
@@ -388,6 +420,22 @@ mod tests {
         // 0.1 * (3.0 * x): neither is a power of two, the rounding would change.
         let e = raw(BinOp::Mul, c(0.1), raw(BinOp::Mul, c(3.0), x.clone()));
         assert_eq!(show(&f, &e), "0.1 * (3.0 * x)");
+    }
+
+    #[test]
+    fn a_sum_of_equal_terms_is_doubled_exactly() {
+        let (f, x, y) = func();
+        let half_over = raw(BinOp::Mul, raw(BinOp::Div, c(0.5), y.clone()), x.clone());
+        assert_eq!(show(&f, &raw(BinOp::Add, half_over.clone(), half_over)), "1.0 / y * x");
+        let sin = Expr::call(Intrinsic::Sin, vec![x.clone()], Scalar::F64);
+        assert_eq!(show(&f, &raw(BinOp::Add, sin.clone(), sin)), "2.0 * sin(x)");
+        // The sign stays outside, for the sum above to absorb it.
+        let e = y.clone().sub(raw(BinOp::Add, x.clone().neg().mul(y.clone()), x.clone().neg().mul(y.clone())));
+        assert_eq!(show(&f, &e), "y + 2.0 * (x * y)");
+        // 0.1 * x doubled: 0.2 * x rounds like 2 * (0.1 * x).
+        let tenth = raw(BinOp::Mul, c(0.1), x.clone());
+        assert_eq!(show(&f, &raw(BinOp::Add, tenth.clone(), tenth)), "0.2 * x");
+        assert_eq!(0.1f64 * 2.0, 0.2);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::rules;
 use crate::util::{same_index, zero};
-use adjc_ir::{Expr, ExprKind, Literal, VarId};
+use adjc_ir::{BinOp, Expr, ExprKind, Intrinsic, Literal, UnOp, VarId};
 
 /// `∂e/∂(var[index])`: one entry per distinct place read by the expression.
 #[derive(Clone, Debug)]
@@ -20,6 +20,63 @@ pub(crate) struct Partial {
 pub(crate) fn partials(e: &Expr, active: &dyn Fn(VarId) -> bool) -> Vec<Partial> {
     let mut raw = Vec::new();
     prop(e, None, active, &mut raw);
+    merge(raw)
+}
+
+/// [`partials`] of a statement's value `e` whose result `held` holds when the adjoint runs
+/// (an element the forward sweep wrote and nothing changed since): the derivative of the
+/// root operation is written with the result, as on paper, and costs no call:
+///
+/// | `e`                       | `∂e/∂u` with `t = e`   |
+/// |---------------------------|------------------------|
+/// | `exp(u)`                  | `t`                    |
+/// | `tanh(u)`                 | `1 - t * t`            |
+/// | `sqrt(u)`                 | `0.5 / t`              |
+/// | `1 / (1 + exp(-u))`       | `t * (1 - t)` (logistic) |
+///
+/// Other roots differentiate as [`partials`] does. Each form is the exact derivative; only
+/// the rounding differs (`t` was rounded once when it was stored).
+pub(crate) fn partials_held(e: &Expr, active: &dyn Fn(VarId) -> bool, held: &Expr) -> Vec<Partial> {
+    let Some((u, d)) = by_result(e, held) else {
+        return partials(e, active);
+    };
+    let mut raw = Vec::new();
+    prop(u, Some(d), active, &mut raw);
+    merge(raw)
+}
+
+/// The operand `u` of the root of `e` and `∂e/∂u` written with the result `t`.
+fn by_result<'e>(e: &'e Expr, t: &Expr) -> Option<(&'e Expr, Expr)> {
+    if t.ty != e.ty || !e.ty.is_float() {
+        return None;
+    }
+    let one = || Expr::float(1.0, e.ty);
+    match &e.kind {
+        ExprKind::Call(Intrinsic::Exp, args) if args.len() == 1 => Some((&args[0], t.clone())),
+        ExprKind::Call(Intrinsic::Tanh, args) if args.len() == 1 => {
+            Some((&args[0], one().sub(t.clone().mul(t.clone()))))
+        }
+        ExprKind::Call(Intrinsic::Sqrt, args) if args.len() == 1 => {
+            Some((&args[0], Expr::float(0.5, e.ty).div(t.clone())))
+        }
+        ExprKind::Binary(BinOp::Div, num, den) if num.as_float() == Some(1.0) && num.is_const() => {
+            let ExprKind::Binary(BinOp::Add, a, b) = &den.kind else { return None };
+            let exp = match (a.as_float(), b.as_float()) {
+                (Some(c), _) if c == 1.0 && a.is_const() => b,
+                (_, Some(c)) if c == 1.0 && b.is_const() => a,
+                _ => return None,
+            };
+            let ExprKind::Call(Intrinsic::Exp, args) = &exp.kind else { return None };
+            let [arg] = args.as_slice() else { return None };
+            let ExprKind::Unary(UnOp::Neg, u) = &arg.kind else { return None };
+            // d/du 1/(1+exp(-u)) = exp(-u)/(1+exp(-u))² = t (1 - t).
+            Some((&**u, t.clone().mul(one().sub(t.clone()))))
+        }
+        _ => None,
+    }
+}
+
+fn merge(raw: Vec<Partial>) -> Vec<Partial> {
     let mut out: Vec<Partial> = Vec::new();
     for p in raw {
         match out.iter_mut().find(|q| q.var == p.var && same_index(&q.index, &p.index)) {
@@ -132,6 +189,29 @@ mod tests {
         let ps = partials(&e, &|v| v == x);
         assert_eq!(ps.len(), 1);
         assert_eq!(adjc_ir::print::expr_str(&f, &ps[0].d), "c * sin(x) * exp(x) + c * exp(x) * cos(x)");
+    }
+
+    #[test]
+    fn held_results_give_the_derivative_on_paper() {
+        let (f, x, t) = setup();
+        let (xe, te) = (Expr::var(x, Scalar::F64), Expr::var(t, Scalar::F64));
+        let one = Expr::float(1.0, Scalar::F64);
+        let exp = |e: Expr| Expr::call(Intrinsic::Exp, vec![e], Scalar::F64);
+        let show = |e: &Expr| {
+            let ps = partials_held(e, &|v| v == x, &te);
+            assert_eq!(ps.len(), 1);
+            adjc_ir::print::expr_str(&f, &ps[0].d)
+        };
+        let logistic = one.clone().div(one.clone().add(exp(xe.clone().neg())));
+        assert_eq!(show(&logistic), "c * (1.0 - c)");
+        assert_eq!(show(&exp(xe.clone().mul(xe.clone()))), "c * x + c * x");
+        assert_eq!(show(&Expr::call(Intrinsic::Tanh, vec![xe.clone()], Scalar::F64)), "1.0 - c * c");
+        assert_eq!(show(&Expr::call(Intrinsic::Sqrt, vec![xe.clone()], Scalar::F64)), "0.5 / c");
+        // Any other root: the rules as usual.
+        assert_eq!(
+            show(&one.clone().div(one.add(exp(xe.clone())))),
+            "-1.0 / ((1.0 + exp(x)) * (1.0 + exp(x))) * exp(x)"
+        );
     }
 
     #[test]

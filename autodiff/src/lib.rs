@@ -114,6 +114,7 @@ mod signature;
 mod softmax;
 pub mod split;
 mod tape;
+pub mod unit_loops;
 mod util;
 mod while_loop;
 pub mod zero_fill;

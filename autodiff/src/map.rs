@@ -394,7 +394,10 @@ impl Ad<'_> {
                         self.clobber(target.var);
                     }
                 }
-                r.extend(self.adjoint_simple(s, true)?);
+                self.held_result = self.result_holder(s, ctx, later);
+                let adjoint = self.adjoint_simple(s, true);
+                self.held_result = None;
+                r.extend(adjoint?);
             }
             StmtKind::If { cond, .. } => {
                 let Some((pt, pe)) = &ps.branches else { return Ok((c, r)) };
@@ -469,6 +472,30 @@ impl Ad<'_> {
             _ => {}
         }
         Ok((c, r))
+    }
+
+    /// Where the adjoint of assignment `s` (at the top level of the body, `later` given)
+    /// can read the value `s` computed: its own target, when that element provably still
+    /// holds it. Sufficient conditions, each simple to check: the map is at the top level of
+    /// the function (no loop or branch around it: the forward sweep ran it once, and
+    /// nothing runs it again), the target is a local array written by this statement only
+    /// (so no later statement, restore, recomputation or checkpoint re-run changes it; a
+    /// memory plan that frees it recomputes it from this statement before the reverse sweep
+    /// reads it), each iteration owns its element, and neither the outer tape nor the
+    /// body's later statements touch it. The value must not read the target.
+    fn result_holder(&self, s: &Stmt, ctx: &MapCtx, later: Option<&VarSet>) -> Option<Expr> {
+        let StmtKind::Assign { target, value } = &s.kind else { return None };
+        let x = target.var;
+        let var = self.p.var(x);
+        let top = self.nest.is_empty() && self.cond_depth == 0;
+        let local = matches!(var.role, VarRole::Local | VarRole::Temp) && var.ty.rank() > 0;
+        let untouched = later.is_some_and(|l| !l.contains(&x))
+            && !ctx.undo.contains(&x)
+            && ctx.owned.contains(&x)
+            && !self.recompute_arrays.contains(&x)
+            && !self.private.contains(&x);
+        (top && local && untouched && self.written_once.contains(&x) && !value.mentions(x))
+            .then(|| target.to_expr(var.ty.elem()))
     }
 
     /// A reduction nest in a map body. The value after the nest is read when the adjoint

@@ -131,6 +131,13 @@ pub(crate) struct Ad<'p> {
     /// (How many variables have each name: names may repeat.)
     names: std::collections::HashMap<String, usize>,
     named: usize,
+    /// Variables the primal writes at exactly one statement (see [`Ad::held_result`]).
+    pub written_once: VarSet,
+    /// Where the value of the statement being differentiated is held when its adjoint
+    /// runs (set by `crate::map` for one [`Ad::adjoint_simple`] call): its derivative is
+    /// then written with it (`t * (1.0 - t)` for a logistic `t`, see
+    /// [`crate::deriv::partials_held`]).
+    pub held_result: Option<Expr>,
 }
 
 /// One insertion into a set of [`Ad`] (these sets only grow between rollbacks).
@@ -166,6 +173,17 @@ pub(crate) fn canonical(target: &Place, op: AccOp, value: &Expr, ty: Scalar) -> 
         AccOp::Max => Expr::call(Intrinsic::Max, vec![old, value.clone()], ty).with_span(value.span),
         AccOp::Min => Expr::call(Intrinsic::Min, vec![old, value.clone()], ty).with_span(value.span),
     }
+}
+
+/// Variables written by exactly one statement of `body` (library calls and pops included).
+fn written_once(body: &Block) -> VarSet {
+    let mut count: BTreeMap<VarId, usize> = BTreeMap::new();
+    walk_stmts(body, &mut |s| {
+        if let Some(v) = s.written_var() {
+            *count.entry(v).or_default() += 1;
+        }
+    });
+    count.into_iter().filter(|(_, n)| *n == 1).map(|(v, _)| v).collect()
 }
 
 /// The reversed iteration space of `range(start, stop, step)`: the same iterates in the
@@ -245,6 +263,8 @@ impl<'p> Ad<'p> {
             loop_local: crate::util::loop_local_vars(body),
             names: std::collections::HashMap::new(),
             named: 0,
+            written_once: written_once(body),
+            held_result: None,
         }
     }
 
@@ -954,7 +974,10 @@ impl<'p> Ad<'p> {
         }
         let ty = self.elem(x);
         let xb = Place::element(self.adj_of(x), target.index.clone());
-        let ps = self.partials(e);
+        let ps = match self.held_result.take() {
+            Some(t) => crate::deriv::partials_held(e, &|v| self.active.contains(&v), &t),
+            None => self.partials(e),
+        };
         let is_own = |p: &Partial| p.var == x && same_index(&p.index, &target.index);
         let aliasing = ps.iter().any(|p| p.var == x && !is_own(p));
         let mut out = Vec::new();

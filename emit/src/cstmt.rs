@@ -17,12 +17,27 @@ pub(crate) struct Quote<'a> {
     /// Source lines, split once (`Module::source_line` rescans the text on every call).
     lines: Vec<&'a str>,
     file: String,
+    /// With `--line-directives`: the source path as a C string literal (`"examples/a.py"`).
+    directive_path: Option<String>,
 }
 
+/// The line that [`resolve_line_resets`] turns into a `#line` back to the C file itself.
+pub(crate) const LINE_RESET: &str = "#line adjc-reset";
+
 impl<'a> Quote<'a> {
-    pub fn new(module: &'a Module) -> Quote<'a> {
+    pub fn new(module: &'a Module, line_directives: bool) -> Quote<'a> {
         let file = module.file.rsplit(['/', '\\']).next().unwrap_or(&module.file).to_string();
-        Quote { lines: module.source.lines().map(str::trim).collect(), file }
+        let directive_path = line_directives.then(|| c_string(&module.file));
+        Quote { lines: module.source.lines().map(str::trim).collect(), file, directive_path }
+    }
+
+    /// `#line 7 "jacobi_1d.py"`, with `--line-directives`.
+    pub fn directive(&self, line: u32) -> Option<String> {
+        self.directive_path.as_ref().map(|p| format!("#line {line} {p}"))
+    }
+
+    pub fn directives(&self) -> bool {
+        self.directive_path.is_some()
     }
 
     /// `/* jacobi_1d.py:7   B[1:-1] = ... */`
@@ -36,6 +51,41 @@ impl<'a> Quote<'a> {
     }
 }
 
+/// `s` as a C string literal.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            c if c.is_control() => out.push('?'),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Each [`LINE_RESET`] line of the finished `.c` becomes `#line N "stem.c"`, `N` being the
+/// number of the line after it: the code after a function's statements (frees, `#undef`s,
+/// the next function's prologue) is reported at its own place again.
+pub(crate) fn resolve_line_resets(text: &str, c_file: &str) -> String {
+    if !text.contains(LINE_RESET) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for (k, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim_end() == LINE_RESET {
+            out.push_str(&format!("#line {} {}\n", k + 2, c_string(c_file)));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// Text that is safe inside a one-line `/* ... */` comment: no comment delimiters (a
 /// nested `/*` also trips -Wcomment), no control characters or line breaks.
 pub fn comment_text(s: &str) -> String {
@@ -45,6 +95,12 @@ pub fn comment_text(s: &str) -> String {
         out = out.replace("*/", "* /").replace("/*", "/ *");
     }
     out.trim_end().to_string()
+}
+
+/// The note autodiff puts on a library call of an adjoint (`adjoint of gemm`; the call may
+/// be another operation: gemv's adjoint is a ger).
+fn is_library_adjoint_note(note: &str) -> bool {
+    matches!(note.strip_prefix("adjoint of "), Some("gemm" | "gemv" | "ger" | "dot"))
 }
 
 /// `/* ===== forward sweep ===== */`
@@ -75,6 +131,9 @@ pub(crate) struct Emitter<'a> {
     /// Iteration-private scalars declared `const` where they are assigned (see
     /// [`const_locals`]).
     consts: BTreeSet<VarId>,
+    /// Iteration-private scalars declared at their first assignment (`double t = ...;`)
+    /// instead of zero-initialised first (see [`assigned_first`]); removed once declared.
+    declare_at: BTreeSet<VarId>,
 }
 
 impl<'a> Emitter<'a> {
@@ -97,6 +156,7 @@ impl<'a> Emitter<'a> {
             region_level: false,
             serial_copy: false,
             consts: BTreeSet::new(),
+            declare_at: BTreeSet::new(),
             placed,
             arena,
             taken: 0,
@@ -202,10 +262,19 @@ impl<'a> Emitter<'a> {
                     self.line("");
                 }
                 self.line(self.quote.line(line));
+                if let Some(d) = self.quote.directive(line) {
+                    // Preprocessor lines start in column 0; the next line is line `line`.
+                    self.out.push(d);
+                }
                 last = line;
             }
             if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
-                self.line(format!("/* {} */", comment_text(note)));
+                // A library call's adjoint reads as its formula (`x_b += y_b @ A.T`).
+                let note = match &s.kind {
+                    StmtKind::Call(c) if is_library_adjoint_note(note) => crate::formula::formula(self.cx, c),
+                    _ => note.clone(),
+                };
+                self.line(format!("/* {} */", comment_text(&note)));
             }
             self.stmt(s, last)?;
             first = false;
@@ -233,6 +302,11 @@ impl<'a> Emitter<'a> {
             StmtKind::Assign { target, value } if target.is_scalar() && self.consts.contains(&target.var) => {
                 let ty = c_type(self.cx.f.var(target.var).ty.elem());
                 let text = format!("const {ty} {} = {};", self.place(target), self.expr(value));
+                self.line(text);
+            }
+            StmtKind::Assign { target, value } if target.is_scalar() && self.declare_at.remove(&target.var) => {
+                let ty = c_type(self.cx.f.var(target.var).ty.elem());
+                let text = format!("{ty} {} = {};", self.place(target), self.expr(value));
                 self.line(text);
             }
             StmtKind::Assign { target, value } => {
@@ -506,6 +580,13 @@ impl<'a> Emitter<'a> {
     }
 
     fn map(&mut self, m: &Map, line: u32) -> Result<(), Diagnostic> {
+        // A whole array zeroed at the top level of a sweep: one runtime call.
+        if self.depth == 1 && self.chain.is_empty() && !self.region_level && !self.serial_copy {
+            if let Some(call) = crate::zero::whole_array_zero(self.cx, m) {
+                self.line(call);
+                return Ok(());
+            }
+        }
         let plan = self.plan.map(m).cloned().unwrap_or_default();
         if self.serial_copy {
             return self.map_nest(m, line, &plan, None);
@@ -567,8 +648,13 @@ impl<'a> Emitter<'a> {
         self.region_level = false;
         self.chain.push(k);
         let consts = const_locals(&m.body, &plan.private, &self.plan.top);
+        let unread = |v: &VarId| self.plan.unread.contains(&(Some(k), *v));
+        let declare_at: BTreeSet<VarId> = assigned_first(&m.body, &plan.private, &self.plan.top)
+            .into_iter()
+            .filter(|v| !consts.contains(v) && !unread(v))
+            .collect();
         for v in &plan.private {
-            if consts.contains(v) {
+            if consts.contains(v) || declare_at.contains(v) {
                 continue;
             }
             let ty = self.cx.f.var(*v).ty.elem();
@@ -579,8 +665,10 @@ impl<'a> Emitter<'a> {
             }
         }
         let saved_consts = std::mem::replace(&mut self.consts, consts);
+        let saved_declare = std::mem::replace(&mut self.declare_at, declare_at);
         let result = self.block(&m.body, line, false);
         self.consts = saved_consts;
+        self.declare_at = saved_declare;
         self.chain.pop();
         self.parallel = saved;
         self.region_level = saved_region;
@@ -654,6 +742,31 @@ fn size(e: &Expr) -> usize {
     let mut n = 0;
     e.walk(&mut |_| n += 1);
     n
+}
+
+/// The private scalars of a map body whose first mention is an assignment at the body's top
+/// level that does not read them: declared there (`double s = 0.0;` rather than
+/// `double s = 0.0; s = 0.0;`). Not those also declared at the function's top.
+fn assigned_first(body: &[Stmt], private: &[VarId], top: &[VarId]) -> BTreeSet<VarId> {
+    let mut out = BTreeSet::new();
+    let mut mentioned = BTreeSet::new();
+    for s in body {
+        if let StmtKind::Assign { target, value } = &s.kind {
+            let v = target.var;
+            if target.is_scalar()
+                && private.contains(&v)
+                && !top.contains(&v)
+                && !mentioned.contains(&v)
+                && !value.mentions(v)
+            {
+                out.insert(v);
+            }
+        }
+        let one = vec![s.clone()];
+        mentioned.extend(adjc_ir::read_vars(&one));
+        mentioned.extend(adjc_ir::written_vars(&one));
+    }
+    out
 }
 
 /// The private scalars of a map body that can be declared `const` at their assignment

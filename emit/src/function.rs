@@ -73,7 +73,10 @@ pub(crate) fn build(
                 (None, end)
             }
         };
-        let lines = std::mem::take(&mut em.out);
+        let mut lines = std::mem::take(&mut em.out);
+        if quote.directives() && lines.iter().any(|l| l.starts_with("#line ")) {
+            lines.push(crate::cstmt::LINE_RESET.to_string());
+        }
         if title.is_some() || !lines.is_empty() {
             parts.push(Part { title, blank_before: true, lines });
         }

@@ -106,7 +106,11 @@ pub(crate) fn macro_definition(cx: &FnCtx, v: VarId) -> Option<(String, String)>
     for &k in &order[1..] {
         let scaled = if primary { acc } else { format!("({acc})") };
         let (t, _) = term(k);
-        acc = format!("{scaled} * {} + {t}", cexpr::expr_min(cx, &dims[k].extent, P_MUL + 1));
+        // A unit axis (`keepdims`) scales nothing: `(i) + (j)`, not `(i) * 1 + (j)`.
+        acc = match dims[k].extent.as_int() {
+            Some(1) => format!("{scaled} + {t}"),
+            _ => format!("{scaled} * {} + {t}", cexpr::expr_min(cx, &dims[k].extent, P_MUL + 1)),
+        };
         primary = false;
     }
     let name = cx.name(v);

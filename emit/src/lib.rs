@@ -16,6 +16,7 @@ mod cexpr;
 mod cstmt;
 mod ctx;
 mod doc;
+mod formula;
 mod fortran_iface;
 mod fortran_wrap;
 mod function;
@@ -29,6 +30,7 @@ mod slabs;
 mod templates;
 mod work;
 pub mod wrap;
+mod zero;
 
 pub use cexpr::{float_literal, int_literal};
 pub use fortran_iface::emit_fortran_interface;
@@ -61,6 +63,8 @@ pub struct EmitOptions {
     /// Functions made for a memory plan: they return `ADJC_ERR_PLAN` when called with
     /// sizes beyond those the plan was made for.
     pub size_guards: Vec<SizeGuard>,
+    /// `#line N "file.py"` before each block of statements (see [`cstmt::Quote`]).
+    pub line_directives: bool,
 }
 
 /// The sizes a memory plan was made for: memory grows with every size, so the plan's peak
@@ -103,7 +107,7 @@ pub struct PrototypeParam {
 
 /// Writes `functions` (all from `module`) as one C source file and its header.
 pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> Result<CFiles, Diagnostic> {
-    let quote = cstmt::Quote::new(module);
+    let quote = cstmt::Quote::new(module, opts.line_directives);
     let mut views = Vec::new();
     let mut renames: Vec<String> = Vec::new();
     let mut fn_names: Vec<String> = Vec::new();
@@ -145,7 +149,8 @@ pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> R
     });
     let (c, h) = templates::render(&c_banner, &h_banner, &opts.stem, &guard, &renames, &views, uses_blas)?;
     let prototypes = views.iter().map(|v| v.prototype.clone()).collect();
-    Ok(CFiles { c: wrap::wrap_c(&c), h: wrap::wrap_c(&h), prototypes })
+    let c = cstmt::resolve_line_resets(&wrap::wrap_c(&c), &format!("{}.c", opts.stem));
+    Ok(CFiles { c, h: wrap::wrap_c(&h), prototypes })
 }
 
 /// The C identifier of every variable of `f` (index = `VarId`), after renaming collisions
