@@ -118,7 +118,7 @@ fn fortran_text_is_transpiled_too() {
 #[test]
 fn errors_are_typed_by_stage() {
     let run = |options: Options| Pipeline::new(options).run().unwrap_err();
-    let e = run(Options::source("k.py", "def f(x):\n    while x:\n        pass\n"));
+    let e = run(Options::source("k.py", "def f(x):\n    with x:\n        pass\n"));
     assert!(matches!(e, Error::Frontend(_)) && !e.is_io(), "{e:?}");
     let e = run(Options { wrt: Some(vec!["nope".into()]), ..Options::source("axpy.py", AXPY) });
     assert!(matches!(e, Error::Autodiff(_)), "{e:?}");
