@@ -107,8 +107,11 @@ fn declarations_and_types() {
     expect_help(undeclared_arg, "`q` has no type declaration", 1, 17);
     let assumed = "subroutine k(x)\n  real(8) :: x\n  real(8) :: w(:)\n  x = 1\nend subroutine\n";
     expect_help(assumed, "the local array `w` has no shape", 3, 14);
-    let star = "subroutine k(n, x)\n  integer n\n  real(8) :: x(*)\n  x(1) = 1\nend subroutine\n";
-    expect_help(star, "assumed-size array `x`", 3, 14);
+    // Assumed size is read in the routine differentiated (its extent becomes a size
+    // parameter), not in a called one, where sequence association may reshape the array.
+    let star = "subroutine h(y)\n  real(8) :: y(*)\n  y(1) = 1\nend subroutine\n\
+                subroutine k(n, x)\n  integer n\n  real(8) :: x(n)\n  call h(x)\nend subroutine\n";
+    expect_help(star, "assumed-size array `y` (`*`) in a called routine", 2, 14);
     let cplx = "subroutine k(x)\n  complex :: x\n  x = 1\nend subroutine\n";
     expect_help(cplx, "the type `complex` is not supported", 2, 3);
     let bounds = "subroutine k(x)\n  real(8) :: y\n  real(8) :: x(y)\n  x(1) = 1\nend subroutine\n";
