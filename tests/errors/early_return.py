@@ -1,4 +1,4 @@
-# expect: 7:13: `return`
+# expect: 5:5: returns a value early but not at its end
 import numpy as np
 
 def kernel(A, N):
