@@ -15,7 +15,7 @@ use proc_macro2::{Ident, Literal as TokenLiteral, Span, TokenStream};
 use quote::{format_ident, quote};
 
 /// The bindings of `functions` (each with the prototype emit wrote for it), as Rust source.
-pub fn render(title: &str, functions: &[(&Function, &Prototype)]) -> Result<String, String> {
+pub fn render(title: &str, functions: &[(&Function, &Prototype)]) -> Result<String, crate::Error> {
     let mut externs = Vec::new();
     let mut wrappers = Vec::new();
     for (f, proto) in functions {
@@ -34,7 +34,7 @@ pub fn render(title: &str, functions: &[(&Function, &Prototype)]) -> Result<Stri
 
         #(#wrappers)*
     };
-    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("internal error: invalid bindings: {e}"))?;
+    let file: syn::File = syn::parse2(tokens).map_err(|e| crate::Error::Internal(format!("invalid bindings: {e}")))?;
     // A plain comment: `include!`d files cannot carry inner attributes.
     let text = prettyplease::unparse(&file).replace("\n}\n///", "\n}\n\n///");
     Ok(format!("// Rust bindings of {title}, written by adjc-build: do not edit.\n\n{text}"))
@@ -69,14 +69,14 @@ enum Kind {
 }
 
 impl<'a> Binding<'a> {
-    fn new(f: &'a Function, proto: &Prototype) -> Result<Binding<'a>, String> {
+    fn new(f: &'a Function, proto: &Prototype) -> Result<Binding<'a>, crate::Error> {
         if proto.params.len() != f.params.len() {
-            return Err(format!(
-                "internal error: `{}` has {} C parameters for {}",
+            return Err(crate::Error::Internal(format!(
+                "`{}` has {} C parameters for {}",
                 proto.name,
                 proto.params.len(),
                 f.params.len()
-            ));
+            )));
         }
         let mut params = Vec::new();
         for (p, c) in f.params.iter().zip(&proto.params) {

@@ -56,12 +56,15 @@ pub enum Error {
     Environment(String),
     /// The C compiler failed.
     Compile(String),
+    /// The bindings adjc-build made do not fit the C it was given: a bug in adjc.
+    Internal(String),
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Adjc(m) | Error::Environment(m) | Error::Compile(m) => f.write_str(m),
+            Error::Internal(m) => write!(f, "adjc-build: internal error: {m} ({})", adjc_ir::diag::REPORT_BUG),
         }
     }
 }
@@ -199,7 +202,7 @@ impl Kernel {
         let functions = [out.primal(), &out.adjoint.function];
         let pairs: Vec<_> = functions.into_iter().zip(&out.files.prototypes).collect();
         let title = format!("`{}` (adjc {})", self.sources[0].display(), env!("CARGO_PKG_VERSION"));
-        let rust = bindings::render(&title, &pairs).map_err(Error::Adjc)?;
+        let rust = bindings::render(&title, &pairs)?;
         let bindings = out_dir.join(format!("{name}.rs"));
         adjc::write::write_if_changed(&bindings, rust.as_bytes()).map_err(|e| Error::Environment(e.to_string()))?;
         Ok(Compiled { c_dir, bindings, dependencies: out.dependencies.clone() })

@@ -2,6 +2,7 @@
 //! LOOP is the source line of the loop or its [`LoopId`] as `--emit ir` prints it (`L3`;
 //! ids are given in source order and kept by the passes, see "Identities" in `adjc_ir`).
 
+use crate::error::FlagError;
 use adjc_autodiff::{Checkpointing, LoopId};
 use adjc_ir::{Diagnostic, Function};
 use std::collections::BTreeMap;
@@ -15,11 +16,11 @@ pub enum LoopRef {
 
 const FORM: &str = "expected LOOP=every:K or LOOP=binomial:C, LOOP a source line or a loop id L<k>";
 
-pub fn parse(flags: &[String]) -> Result<Vec<(LoopRef, Checkpointing)>, String> {
-    flags.iter().map(|f| parse_one(f).map_err(|e| format!("--checkpoint {f}: {e}"))).collect()
+pub fn parse(flags: &[String]) -> Result<Vec<(LoopRef, Checkpointing)>, FlagError> {
+    flags.iter().map(|f| parse_one(f).map_err(|e| FlagError(format!("--checkpoint {f}: {e}")))).collect()
 }
 
-fn parse_one(flag: &str) -> Result<(LoopRef, Checkpointing), String> {
+fn parse_one(flag: &str) -> Result<(LoopRef, Checkpointing), FlagError> {
     let (lp, how) = flag.split_once('=').ok_or(FORM)?;
     let lp = lp.trim();
     let r = if lp.starts_with('L') {

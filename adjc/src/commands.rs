@@ -30,8 +30,8 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         defines: args.defines.clone(),
         include_dirs: args.include_dirs.clone(),
         name: args.name.clone(),
-        checkpoints: adjc::checkpoint_flag::parse(&args.checkpoints).map_err(CliError::Usage)?,
-        max_trips: adjc::max_trips_flag::parse(&args.max_trips).map_err(CliError::Usage)?,
+        checkpoints: adjc::checkpoint_flag::parse(&args.checkpoints).map_err(|e| CliError::Usage(e.0))?,
+        max_trips: adjc::max_trips_flag::parse(&args.max_trips).map_err(|e| CliError::Usage(e.0))?,
         memory: MemoryOptions::from_flags(strategy, args.memory_limit),
         fuse_sweeps: args.fuse_sweeps,
         sizes: parse_sizes(&args.sizes)?,
@@ -167,7 +167,7 @@ pub fn run_build(args: &BuildArgs) -> CliResult<()> {
     if let Some(text) = module {
         let path = out_dir.join(format!("{}_adjc.py", t.stem));
         let written = adjc::write::write_if_changed(&path, text.as_bytes())
-            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| CliError::Io(format!("cannot write {}: {e}", path.display())))?;
         say_written(&path, written);
     }
     Ok(())
@@ -243,7 +243,8 @@ pub fn run_plan(args: &PlanArgs) -> CliResult<()> {
         cli::ReportFormat::Text => ReportFormat::Text,
         cli::ReportFormat::Json => ReportFormat::Json,
     };
-    let report = t.memory_report(format).ok_or_else(|| CliError::Usage("no memory plan was made".into()))?;
+    // `plan` always asks for a memory plan (store-all at least): none is adjc's bug.
+    let report = t.memory_report(format).ok_or_else(|| CliError::Internal("no memory plan was made".into()))?;
     print!("{report}");
     Ok(())
 }

@@ -97,6 +97,24 @@ impl std::fmt::Display for Located {
     }
 }
 
+/// A flag value that does not parse (`--checkpoint`, `--max-trips`): the message names the
+/// flag and the form it takes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FlagError(pub String);
+
+impl From<String> for FlagError {
+    fn from(m: String) -> FlagError {
+        FlagError(m)
+    }
+}
+
+impl From<&str> for FlagError {
+    fn from(m: &str) -> FlagError {
+        FlagError(m.to_string())
+    }
+}
+
 /// Why no memory plan could be made (the messages name the command-line options).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
@@ -148,21 +166,18 @@ pub enum Error {
     Internal { stage: Stage, at: Located },
 }
 
-/// The help line of every internal error.
-pub const REPORT_BUG: &str = "this is a bug in adjc; please report it with this source file";
-
 impl Error {
     /// An internal error in `stage` at `diag` of `file` (its message without the
     /// "internal error" prefix, which rendering adds).
     pub fn internal(stage: Stage, file: &str, text: &str, diag: Diagnostic) -> Error {
+        let diag = Diagnostic { internal: true, ..diag };
         Error::Internal { stage, at: Located::new(file, text, diag) }
     }
 
-    /// A diagnostic of `stage` located in `file`: an internal error when the stage says so
-    /// ("internal error: ..."), else the stage's own variant.
+    /// A diagnostic of `stage` located in `file`: an internal error when the stage made it
+    /// one ([`Diagnostic::internal`]), else the stage's own variant.
     pub fn at(stage: Stage, file: &str, text: &str, diag: Diagnostic) -> Error {
-        if let Some(rest) = diag.message.strip_prefix("internal error: ") {
-            let diag = Diagnostic { message: rest.to_string(), ..diag };
+        if diag.internal {
             return Error::internal(stage, file, text, diag);
         }
         let at = Located::new(file, text, diag);
@@ -186,16 +201,8 @@ impl Error {
     /// The error as the command line prints it (ends with a newline).
     pub fn render(&self) -> String {
         match self {
-            Error::Frontend(at) | Error::Autodiff(at) | Error::Emit(at) => at.render(),
+            Error::Frontend(at) | Error::Autodiff(at) | Error::Emit(at) | Error::Internal { at, .. } => at.render(),
             Error::Load(LoadError::Source(e)) => e.render(),
-            Error::Internal { at, .. } => {
-                let mut diag = at.diag.clone();
-                diag.message = format!("internal error: {}", diag.message);
-                if diag.help.is_none() {
-                    diag.help = Some(REPORT_BUG.into());
-                }
-                diag.render(&at.file, &at.text)
-            }
             Error::Load(e) => render_message(&e.to_string()),
             Error::Plan(e) => render_message(&e.to_string()),
             Error::Usage(m) | Error::Io(m) => render_message(m),
@@ -232,7 +239,7 @@ mod tests {
     #[test]
     fn internal_errors_say_they_are_bugs() {
         let span = Span { line: 1, col: 5, start: 4, end: 5 };
-        let e = Error::at(Stage::Reverse, "k.py", "def f(x):\n", Diagnostic::error(span, "internal error: lost"));
+        let e = Error::at(Stage::Reverse, "k.py", "def f(x):\n", Diagnostic::internal(span, "lost"));
         assert!(matches!(e, Error::Internal { stage: Stage::Reverse, .. }));
         assert_eq!(
             e.render(),

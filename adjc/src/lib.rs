@@ -62,11 +62,11 @@ pub fn component_param(name: &str) -> String {
 }
 
 pub use cpp::SystemCpp;
-pub use error::{human, render_message, Error, Located, PlanError, Stage};
+pub use error::{human, render_message, Error, FlagError, Located, PlanError, Stage};
 pub use memory::MemoryPlan;
 pub use options::{Checkpointing, Input, Language, LoopRef, MemoryOptions, Options, Strategy};
 pub use output::{
-    ReportFormat, Transpiled, Written, BLAS_HEADER, BLAS_HEADER_NAME, RUNTIME_HEADER, RUNTIME_HEADER_NAME,
+    NoWrappers, ReportFormat, Transpiled, Written, BLAS_HEADER, BLAS_HEADER_NAME, RUNTIME_HEADER, RUNTIME_HEADER_NAME,
 };
 pub use pipeline::Pipeline;
 

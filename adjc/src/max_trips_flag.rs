@@ -6,17 +6,18 @@
 //! `--memory-limit` plan a function with data-dependent loops, which it otherwise refuses.
 
 use crate::checkpoint_flag::LoopRef;
+use crate::error::FlagError;
 use adjc_autodiff::LoopId;
 use adjc_ir::{walk_stmts, Diagnostic, Function, StmtKind};
 use std::collections::BTreeMap;
 
 const FORM: &str = "expected LOOP=K, LOOP a source line or a loop id L<k>, K a positive integer";
 
-pub fn parse(flags: &[String]) -> Result<Vec<(LoopRef, u64)>, String> {
-    flags.iter().map(|f| parse_one(f).map_err(|e| format!("--max-trips {f}: {e}"))).collect()
+pub fn parse(flags: &[String]) -> Result<Vec<(LoopRef, u64)>, FlagError> {
+    flags.iter().map(|f| parse_one(f).map_err(|e| FlagError(format!("--max-trips {f}: {e}")))).collect()
 }
 
-fn parse_one(flag: &str) -> Result<(LoopRef, u64), String> {
+fn parse_one(flag: &str) -> Result<(LoopRef, u64), FlagError> {
     let (lp, k) = flag.split_once('=').ok_or(FORM)?;
     let lp = lp.trim();
     let r = if lp.starts_with('L') {

@@ -121,8 +121,10 @@ pub fn plan_memory(
 ) -> Result<(Adjoint, Option<MemoryPlan>), Error> {
     let Some(memory) = memory else { return Ok((p.laid_out, None)) };
     let applied = |adjoint: &mut Adjoint, m: &MemoryPlan| {
-        apply(adjoint, m)
-            .map_err(|msg| Error::internal(Stage::Plan, p.file, p.text, Diagnostic::error(p.primal.span, msg)))
+        apply(adjoint, m).map_err(|e| {
+            let msg = format!("cannot apply the memory plan: {e}");
+            Error::internal(Stage::Plan, p.file, p.text, Diagnostic::internal(p.primal.span, msg))
+        })
     };
     let mut tighten = 0;
     loop {
@@ -137,8 +139,8 @@ pub fn plan_memory(
         let mut opts = p.ad_opts.clone();
         opts.checkpoints.extend(m.checkpoints());
         opts.loop_arrays = Some(m.loop_arrays());
-        let mut rebuilt =
-            adjc_autodiff::reverse(p.primal, &opts).map_err(|d| Error::at(Stage::Reverse, p.file, p.text, d))?;
+        let mut rebuilt = adjc_autodiff::reverse(p.primal, &opts)
+            .map_err(|e| Error::at(Stage::Reverse, p.file, p.text, e.into_diagnostic()))?;
         // A loop that keeps its inputs alive for its replays can make later code tape what
         // store-all did not: the rebuilt adjoint's own model has the last word. Over the
         // limit, plan again with the limit tightened by the excess.
@@ -177,7 +179,7 @@ fn choose(
     if !missing.is_empty() {
         return Err(PlanError::MissingSizes(missing).into());
     }
-    let model = plan::build(adjoint, sizes).map_err(PlanError::Model)?;
+    let model = plan::build(adjoint, sizes).map_err(|e| PlanError::Model(e.to_string()))?;
     let solver_limit = memory.limit.map(|l| l.saturating_sub(tighten));
     let plan = plan::solve(&model, memory.strategy, solver_limit, Settings::default()).map_err(|e| {
         // In the user's terms: the solver's limit was tightened by `tighten` bytes (an
@@ -195,7 +197,7 @@ fn choose(
 /// model (every tape it now has, snapshots, copies and the tapes later code needs because the
 /// loop keeps its inputs alive) under the plan's recomputations.
 fn verified_peak(adjoint: &Adjoint, m: &MemoryPlan) -> Result<u64, Error> {
-    let model = plan::build(adjoint, &m.sizes).map_err(PlanError::Model)?;
+    let model = plan::build(adjoint, &m.sizes).map_err(|e| PlanError::Model(e.to_string()))?;
     let ids = m.recompute_ids();
     let recompute: Vec<bool> = model.candidates.iter().map(|c| ids.contains(&c.id)).collect();
     Ok(plan::peak(&model, &recompute, &BTreeMap::new()))
@@ -204,9 +206,8 @@ fn verified_peak(adjoint: &Adjoint, m: &MemoryPlan) -> Result<u64, Error> {
 /// Applies the plan's recomputed temporaries to `adjoint` and notes the plan in it. The
 /// solver only recomputes what can be, so a refusal here is adjc's bug (the message says
 /// what was refused).
-pub fn apply(adjoint: &mut Adjoint, m: &MemoryPlan) -> Result<(), String> {
-    adjoint.function.body = plan::apply(&adjoint.function, &m.temporary_ids())
-        .map_err(|msg| format!("cannot apply the memory plan: {msg}"))?;
+pub fn apply(adjoint: &mut Adjoint, m: &MemoryPlan) -> Result<(), plan::PlanError> {
+    adjoint.function.body = plan::apply(&adjoint.function, &m.temporary_ids())?;
     adjoint.function.notes.push(m.note());
     Ok(())
 }

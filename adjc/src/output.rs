@@ -169,7 +169,7 @@ impl Transpiled {
     /// routine's original arguments (see `adjc_emit::emit_fortran_wrappers`). `None` for
     /// Python; `Some(Err(why))` when the wrappers cannot pass some argument (an array of
     /// derived types of rank 2, an integer array, a type defined outside a module).
-    pub fn fortran_wrappers(&self) -> Option<Result<String, String>> {
+    pub fn fortran_wrappers(&self) -> Option<Result<String, NoWrappers>> {
         let bindings = self.fortran_bindings.as_ref()?;
         let spec = match wrap_spec(bindings, &self.fortran_state, &self.routine, &self.module.source) {
             Ok(spec) => spec,
@@ -182,7 +182,7 @@ impl Transpiled {
         };
         Some(
             adjc_emit::emit_fortran_wrappers(&[self.primal(), &self.adjoint.function], &spec, &emit_opts)
-                .map_err(|diag| diag.message.clone()),
+                .map_err(|diag| NoWrappers(diag.message.clone())),
         )
     }
 
@@ -209,7 +209,7 @@ impl Transpiled {
         let Some(result) = self.fortran_wrappers() else { return Ok(None) };
         let (text, why) = match result {
             Ok(text) => (text, None),
-            Err(why) => (self.empty_wrappers(&why), Some(why)),
+            Err(NoWrappers(why)) => (self.empty_wrappers(&why), Some(why)),
         };
         let path = dir.join(format!("{}_adjc_wrap.f90", self.stem));
         let written = write_file(&path, &text)?;
@@ -234,6 +234,13 @@ impl Transpiled {
     }
 }
 
+/// Why the drop-in wrappers of a Fortran routine cannot be made (an array of derived types of
+/// rank 2, a type defined outside a module, ...): not a failure of the pipeline, the module is
+/// written without procedures and the comment in their place says this.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NoWrappers(pub String);
+
 /// The wrappers' view of the routine: its dummies (derived types with the components the C
 /// takes, `character` dummies), the COMMON members and module variables among the C
 /// parameters, and the integer kinds it declares. `Err(why)` for what the wrappers cannot
@@ -244,7 +251,7 @@ fn wrap_spec(
     state: &adjc_frontend::fortran::FortranState,
     routine: &str,
     source: &str,
-) -> Result<adjc_emit::WrapSpec, String> {
+) -> Result<adjc_emit::WrapSpec, NoWrappers> {
     use adjc_emit::{WrapCommon, WrapDummy, WrapOrigin, WrapPart, WrapSpec, WrapState};
     use adjc_frontend::fortran::derived::{DummyBinding, PartKind};
     use adjc_frontend::fortran::Origin;
@@ -261,10 +268,13 @@ fn wrap_spec(
             DummyBinding::Plain(name) => spec.dummies.push(WrapDummy::Plain(name.clone())),
             DummyBinding::Derived(dd) => {
                 if dd.rank > 1 || dd.parts.iter().any(|p| p.level_ranks.iter().skip(1).any(|r| *r > 0)) {
-                    return Err(format!("`{}` is an array of derived types of rank 2 or more, or holds one", dd.name));
+                    return Err(NoWrappers(format!(
+                        "`{}` is an array of derived types of rank 2 or more, or holds one",
+                        dd.name
+                    )));
                 }
                 let Some(module) = dd.module.clone() else {
-                    return Err(format!("the type of `{}` is not defined in a module", dd.name));
+                    return Err(NoWrappers(format!("the type of `{}` is not defined in a module", dd.name)));
                 };
                 let pair = (module, dd.type_name.clone());
                 if !spec.uses.contains(&pair) {
@@ -308,7 +318,7 @@ fn wrap_spec(
                     c.members.iter().position(|m| m.param.as_deref() == Some(sp.name.as_str())).map(|m| (b, m))
                 });
                 let Some((block, m)) = found else {
-                    return Err(format!("no layout for the COMMON member `{member}`"));
+                    return Err(NoWrappers(format!("no layout for the COMMON member `{member}`")));
                 };
                 WrapOrigin::Common { block, member: m }
             }

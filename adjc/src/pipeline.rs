@@ -30,7 +30,7 @@ use adjc_frontend::{FortranOptions, FortranSource, PythonOptions};
 use adjc_ir::{validate, Diagnostic, Function, Module};
 
 use crate::cpp::SystemCpp;
-use crate::error::{Error, Located, Stage};
+use crate::error::{Error, Stage};
 use crate::memory::{plan_memory, MemoryPlan, Planning};
 use crate::options::{Input, Language, Options};
 use crate::output::{header_comment, inputs_comment, Transpiled};
@@ -296,7 +296,8 @@ impl Pipeline {
     ) -> Result<(Function, AdOptions, Adjoint), Error> {
         let differentiate = |f: &Function| -> Result<(AdOptions, Adjoint), Diagnostic> {
             let ad_opts = self.ad_options(f)?;
-            let adjoint = adjc_autodiff::reverse(f, &ad_opts).map_err(|d| {
+            let adjoint = adjc_autodiff::reverse(f, &ad_opts).map_err(|e| {
+                let d = e.into_diagnostic();
                 if d.span.is_none() {
                     Diagnostic { span: f.span, ..d }
                 } else {
@@ -334,7 +335,7 @@ impl Pipeline {
             line_directives: self.options.line_directives,
         };
         adjc_emit::emit_c(module, &[&module.functions[0], &adjoint.function], &emit_opts)
-            .map_err(|d| src.at(Stage::Emit, d))
+            .map_err(|e| src.at(Stage::Emit, e.into_diagnostic()))
     }
 }
 
@@ -349,7 +350,7 @@ impl Source {
         Error::at(stage, &self.file, &self.text, diag)
     }
     fn internal(&self, stage: Stage, diag: Diagnostic) -> Error {
-        Error::Internal { stage, at: Located::new(&self.file, &self.text, diag) }
+        Error::internal(stage, &self.file, &self.text, diag)
     }
     /// An invariant violated between stages is adjc's bug, never the user's: say so plainly.
     fn invalid(&self, stage: Stage, e: validate::ValidationError) -> Error {

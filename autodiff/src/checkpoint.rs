@@ -357,7 +357,7 @@ impl Ad<'_> {
             Diagnostic::error(s.span, format!("loop `{name}` cannot be checkpointed: {why}"))
                 .with_help("checkpoint a loop whose trip count is a formula of the parameters")
         };
-        if let Err(why) = self.slot(&[]) {
+        if let Err(crate::nest::NoSlot(why)) = self.slot(&[]) {
             return Err(no(format!("its snapshots need one slot per iteration of the loops around it, but {why}")));
         }
         let g = self.frame(l, s.span);

@@ -84,6 +84,7 @@ mod blas;
 mod checkpoint;
 pub mod cse;
 mod deriv;
+mod error;
 mod expert;
 pub mod fill_merge;
 mod flatten;
@@ -120,6 +121,7 @@ mod while_loop;
 pub mod zero_fill;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
+pub use error::AdError;
 pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
@@ -184,12 +186,11 @@ pub struct Adjoint {
     pub loop_recomputable: Vec<LoopArray>,
 }
 
-/// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
-/// cannot be differentiated (or without span for a bad option).
-pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnostic> {
-    adjc_ir::validate::validate(primal).map_err(|e| {
-        Diagnostic::error(e.span, format!("internal error: invalid IR given to autodiff: {}", e.message))
-    })?;
+/// Builds the adjoint of `primal`. Errors point at the statement that cannot be
+/// differentiated (or have no span for a bad option); [`AdError::Internal`] is a bug.
+pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, AdError> {
+    adjc_ir::validate::validate(primal)
+        .map_err(|e| Diagnostic::internal(e.span, format!("invalid IR given to autodiff: {}", e.message)))?;
     let (wrt, of) = options::resolve(primal, opts)?;
     let prep = prep::prepare(&primal.body)?;
     let active = activity::analyse(primal, &prep.body, &wrt, &of);
@@ -216,7 +217,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         .collect();
     let (fwd, rev) = ad.rev_block(&prep.body, Env::Top, &mut VarSet::new()).map_err(|e| match e {
         Fail::Diag(d) => d,
-        Fail::Seq => Diagnostic::error(primal.span, "internal error: a map could not be reversed"),
+        Fail::Seq => Diagnostic::internal(primal.span, "a map could not be reversed"),
     })?;
     if let Some(id) = opts.checkpoints.keys().find(|id| !ad.checkpointed.contains(id)) {
         let d = if ad.loop_ids.contains(id) {
@@ -225,7 +226,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
             let n = ad.loop_ids.len();
             format!("there is no loop {id} to checkpoint: the function has {n} sequential loops")
         };
-        return Err(Diagnostic::error(primal.span, d));
+        return Err(Diagnostic::error(primal.span, d).into());
     }
     let body = assemble::assemble(
         &mut ad,

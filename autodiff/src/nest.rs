@@ -31,6 +31,11 @@ pub(crate) enum Trips {
     Unknown(String),
 }
 
+/// Why a save site has no slot in an array tape: a loop around it has no trip count in
+/// closed form (the reason, in the user's words). Its values go on a stack instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct NoSlot(pub String);
+
 /// One sequential loop around the statements being reversed.
 #[derive(Clone, Debug)]
 pub(crate) struct Frame {
@@ -288,19 +293,19 @@ impl Ad<'_> {
     }
 
     /// One axis per loop of the nest, or why there is no closed form (stack tape).
-    pub fn frame_axes(&self) -> Result<Vec<Axis>, String> {
+    pub fn frame_axes(&self) -> Result<Vec<Axis>, NoSlot> {
         let mut out = Vec::new();
         for f in &self.nest {
             let Some(c) = &f.counter else {
-                return Err(match &f.trips {
+                return Err(NoSlot(match &f.trips {
                     Trips::Unknown(why) | Trips::Bounded(_, why) => why.clone(),
                     _ => "a loop counter has no closed form".into(),
-                });
+                }));
             };
             let (extent, bounded, frame) = match &f.trips {
                 Trips::Exact(n) => (n.clone(), None, f.diff.as_ref().map(|_| f.var)),
                 Trips::Bounded(n, why) => (n.clone(), Some(why.clone()), None),
-                Trips::Unknown(why) => return Err(why.clone()),
+                Trips::Unknown(why) => return Err(NoSlot(why.clone())),
             };
             out.push(Axis { extent, index: c.clone(), bounded, frame, tri: f.tri.clone() });
         }
@@ -308,7 +313,7 @@ impl Ad<'_> {
     }
 
     /// The slot of a save site: the nest's axes followed by `extra` (region axes), merged.
-    pub fn slot(&self, extra: &[Axis]) -> Result<Slot, String> {
+    pub fn slot(&self, extra: &[Axis]) -> Result<Slot, NoSlot> {
         let mut axes = self.frame_axes()?;
         axes.extend(extra.iter().cloned());
         let axes = self.merge_axes(axes);

@@ -97,7 +97,7 @@ impl Ad<'_> {
                 let exact = slot.bounded.is_none();
                 (SiteTape::Slots { tape, index: slot.index, bounded: slot.bounded }, Some(elems), exact)
             }
-            Err(why) => {
+            Err(crate::nest::NoSlot(why)) => {
                 let tape = self.f.add_var(name, Type::Scalar(elem), VarRole::Tape, Span::NONE);
                 // With `--max-trips` on the `while` loops around it: an upper bound.
                 let region = per_iter.iter().try_fold(Expr::int(1), |a, x| {

@@ -53,11 +53,11 @@ fn unknown_and_integer_names_are_diagnostics() {
     assert_eq!(e.span, Span::NONE);
     let e = reverse(&f, &opts(Some(&["TSTEPS"]), None)).unwrap_err();
     assert!(e.message.starts_with("unknown --wrt variable `TSTEPS`"), "{}", e.message);
-    assert!(e.help.unwrap().contains("i64"));
+    assert!(e.help.as_deref().unwrap().contains("i64"));
     let e = reverse(&k::total(), &opts(None, Some(&["A"]))).unwrap_err();
     assert_eq!(e.message, "unknown --of variable `A`; the function's float outputs are: ret");
     let e = reverse(&k::total(), &opts(Some(&["ret"]), None)).unwrap_err();
-    assert!(e.help.unwrap().contains("output only"));
+    assert!(e.help.as_deref().unwrap().contains("output only"));
 }
 
 #[test]

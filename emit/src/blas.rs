@@ -29,8 +29,7 @@ fn is_unit(cx: &FnCtx, v: VarId, d: usize) -> bool {
 }
 
 fn internal(span: Span, what: &str) -> Diagnostic {
-    Diagnostic::error(span, format!("internal error: {what}"))
-        .with_help("matrix operands need one contiguous axis; please report this")
+    Diagnostic::internal(span, what).with_help("matrix operands need one contiguous axis; please report this")
 }
 
 struct Ctx<'a, 'c> {

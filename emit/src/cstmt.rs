@@ -170,9 +170,9 @@ impl<'a> Emitter<'a> {
             StmtKind::Alloc(v) | StmtKind::Free(v) if !self.placed.contains(&v) => {}
             StmtKind::Alloc(v) => {
                 let text = self.arena.take(self.cx, self.taken, v).ok_or_else(|| {
-                    Diagnostic::error(
+                    Diagnostic::internal(
                         s.span,
-                        format!("internal error: allocation of `{}` out of the plan's order", self.cx.f.var(v).name),
+                        format!("allocation of `{}` out of the plan's order", self.cx.f.var(v).name),
                     )
                 })?;
                 self.taken += 1;

@@ -34,7 +34,7 @@ pub fn emit_fortran_interface(functions: &[&Function], opts: &crate::EmitOptions
     let ctx = context! { banner => banner, stem => opts.stem.clone(), module => module, row_major => row_major, functions => fns };
     env.get_template("fortran_interface.f90.j2")
         .and_then(|t| t.render(&ctx))
-        .map_err(|e| Diagnostic::error(adjc_ir::Span::NONE, format!("internal error in the Fortran template: {e}")))
+        .map_err(|e| Diagnostic::internal(adjc_ir::Span::NONE, format!("the Fortran template did not render: {e}")))
 }
 
 /// One interface: the `function ... bind(C)` line(s), the dummies' declarations, a doc line.

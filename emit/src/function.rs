@@ -42,7 +42,7 @@ pub(crate) fn build(
     guard: Option<&crate::SizeGuard>,
 ) -> Result<FnView, Diagnostic> {
     validate(f).map_err(|e| {
-        Diagnostic::error(e.span, format!("internal error: invalid IR in `{}`: {}", e.function, e.message))
+        Diagnostic::internal(e.span, format!("invalid IR in `{}`: {}", e.function, e.message))
             .with_help("this is a bug in the stage that produced the function")
     })?;
     let names = names::assign(f);
@@ -344,7 +344,7 @@ fn check_declared(
             found = true;
         }
     });
-    Err(Diagnostic::error(span, format!("internal error: local `{}` is used but never declared", f.var(*v).name))
+    Err(Diagnostic::internal(span, format!("local `{}` is used but never declared", f.var(*v).name))
         .with_help("this is a bug in adjc's C emitter; please report it"))
 }
 
@@ -378,9 +378,9 @@ fn check_stacks(f: &Function, stacks: &BTreeSet<VarId>) -> Result<(), Diagnostic
         }
     });
     match bad {
-        Some((v, span)) => Err(Diagnostic::error(
+        Some((v, span)) => Err(Diagnostic::internal(
             span,
-            format!("internal error: stack tape `{}` is used as a value, not only pushed and popped", f.var(v).name),
+            format!("stack tape `{}` is used as a value, not only pushed and popped", f.var(v).name),
         )),
         None => Ok(()),
     }

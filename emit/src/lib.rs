@@ -16,6 +16,7 @@ mod cexpr;
 mod cstmt;
 mod ctx;
 mod doc;
+mod error;
 mod formula;
 mod fortran_iface;
 mod fortran_wrap;
@@ -33,6 +34,7 @@ pub mod wrap;
 mod zero;
 
 pub use cexpr::{float_literal, int_literal};
+pub use error::EmitError;
 pub use fortran_iface::emit_fortran_interface;
 pub use fortran_iface::fortran_stem as fortran_module_stem;
 pub use fortran_wrap::{emit_fortran_wrappers, WrapCommon, WrapDummy, WrapOrigin, WrapPart, WrapSpec, WrapState};
@@ -106,7 +108,7 @@ pub struct PrototypeParam {
 }
 
 /// Writes `functions` (all from `module`) as one C source file and its header.
-pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> Result<CFiles, Diagnostic> {
+pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> Result<CFiles, EmitError> {
     let quote = cstmt::Quote::new(module, opts.line_directives);
     let mut views = Vec::new();
     let mut renames: Vec<String> = Vec::new();
@@ -115,7 +117,8 @@ pub fn emit_c(module: &Module, functions: &[&Function], opts: &EmitOptions) -> R
         let (cname, why) = names::c_identifier(&f.name);
         if fn_names.contains(&cname) {
             return Err(Diagnostic::error(f.span, format!("two functions would both be called `{cname}` in C"))
-                .with_help("rename one of them"));
+                .with_help("rename one of them")
+                .into());
         }
         if let Some(why) = why {
             renames.push(names::Rename { from: f.name.clone(), to: cname.clone(), why }.describe());

@@ -87,7 +87,7 @@ pub fn emit_python_module(
     let ctx = context! { banner => banner.to_vec(), stem => stem, library => format!("{stem}_adjc"), functions => functions, loss => loss };
     env.get_template("python_module.py.j2")
         .and_then(|t| t.render(&ctx))
-        .map_err(|e| Diagnostic::error(adjc_ir::Span::NONE, format!("internal error in the Python template: {e}")))
+        .map_err(|e| Diagnostic::internal(adjc_ir::Span::NONE, format!("the Python template did not render: {e}")))
 }
 
 fn py_function(f: &Function, cname: &str) -> Result<PyFunction, Diagnostic> {

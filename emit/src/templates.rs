@@ -27,7 +27,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 ];
 
 fn internal(e: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::error(Span::NONE, format!("internal error in the C templates: {e}"))
+    Diagnostic::internal(Span::NONE, format!("the C templates did not render: {e}"))
 }
 
 pub(crate) fn environment() -> Result<Environment<'static>, Diagnostic> {

@@ -30,7 +30,7 @@ fn check_form(src: &str, fixed_form: bool) {
             let _ = adjc_ir::print::print_module(&m);
         }
         Err(d) => {
-            assert!(!d.message.contains("internal"), "internal error for:\n{src}\n{}", d.render("fuzz.f90", src));
+            assert!(!d.internal, "internal error for:\n{src}\n{}", d.render("fuzz.f90", src));
             let _ = d.render("fuzz.f90", src);
         }
     }

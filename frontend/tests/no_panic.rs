@@ -34,7 +34,7 @@ fn check_here(src: &str, opts: &PythonOptions) {
             let _ = adjc_ir::print::print_module(&m);
         }
         Err(d) => {
-            assert!(!d.message.contains("internal"), "internal error for:\n{src}\n{}", d.render("fuzz.py", src));
+            assert!(!d.internal, "internal error for:\n{src}\n{}", d.render("fuzz.py", src));
             let _ = d.render("fuzz.py", src);
         }
     }

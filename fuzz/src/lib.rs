@@ -9,7 +9,7 @@ use adjc_ir::{validate, Diagnostic, Module};
 
 /// A diagnostic that says adjc itself is wrong is a finding, like a panic.
 pub fn no_internal(d: &Diagnostic, file: &str, src: &str) {
-    if d.message.contains("internal") {
+    if d.internal {
         panic!("internal error for:\n{src}\n{}", d.render(file, src));
     }
     let _ = d.render(file, src);

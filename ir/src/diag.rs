@@ -1,5 +1,9 @@
 //! Diagnostics shared by all stages: an error with a source span, a message saying what
 //! is wrong and a help line saying what to do.
+//!
+//! A diagnostic made by [`Diagnostic::internal`] is adjc's bug, not the user's (an invariant
+//! broken between stages): each stage's error type turns it into its `Internal` variant, and
+//! it renders as `internal error: ...` with a request to report it with the input.
 
 use crate::Span;
 
@@ -10,11 +14,21 @@ pub struct Diagnostic {
     pub message: String,
     /// What to do about it.
     pub help: Option<String>,
+    /// A broken invariant of adjc (see [`Diagnostic::internal`]), not a problem of the input.
+    pub internal: bool,
 }
+
+/// The help line of an internal error that has none of its own.
+pub const REPORT_BUG: &str = "this is a bug in adjc; please report it with this source file";
 
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { span, message: message.into(), help: None }
+        Diagnostic { span, message: message.into(), help: None, internal: false }
+    }
+    /// A bug of adjc found at `span` of the input: `message` says which invariant broke
+    /// (without an "internal error" prefix, which rendering adds).
+    pub fn internal(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { internal: true, ..Diagnostic::error(span, message) }
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
@@ -25,6 +39,15 @@ impl Diagnostic {
     /// `file:line:col: error: message`, followed by the source line, a caret under the
     /// offending column and the help line.
     pub fn render(&self, file: &str, source: &str) -> String {
+        if self.internal {
+            let plain = Diagnostic {
+                message: format!("internal error: {}", self.message),
+                help: Some(self.help.clone().unwrap_or_else(|| REPORT_BUG.to_string())),
+                internal: false,
+                ..self.clone()
+            };
+            return plain.render(file, source);
+        }
         let mut out = String::new();
         if self.span.is_none() {
             out.push_str(&format!("{file}: error: {}\n", self.message));
@@ -53,7 +76,8 @@ impl Diagnostic {
 
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.span.line, self.span.col, self.message)
+        let internal = if self.internal { "internal error: " } else { "" };
+        write!(f, "{}:{}: {internal}{}", self.span.line, self.span.col, self.message)
     }
 }
 
@@ -72,5 +96,16 @@ mod tests {
             text,
             "k.py:2:5: error: `while` is not supported\n 2 |     while x:\n   |     ^^^^^\n  = help: rewrite as a `for` loop\n"
         );
+    }
+
+    #[test]
+    fn internal_errors_say_they_are_bugs() {
+        let d = Diagnostic::internal(Span { line: 1, col: 5, start: 4, end: 5 }, "lost");
+        assert_eq!(
+            d.render("k.py", "def f(x):\n"),
+            "k.py:1:5: error: internal error: lost\n 1 | def f(x):\n   |     ^\n  = help: this is a bug in adjc; \
+             please report it with this source file\n"
+        );
+        assert_eq!(d.to_string(), "1:5: internal error: lost");
     }
 }

@@ -4,25 +4,26 @@
 //! last (instead of living for the whole call).
 
 use super::sweeps::{placeable, temps, Sweeps};
+use super::PlanError::{self, Internal};
 use crate::util::stmt_mentions;
 use adjc_ir::{Block, Function, Stmt, StmtKind, VarId};
 use std::collections::BTreeSet;
 
 /// The body of `f` under the plan that recomputes the candidates named in `recompute`.
-pub fn apply(f: &Function, recompute: &BTreeSet<String>) -> Result<Block, String> {
-    let sw = Sweeps::find(f).ok_or("the adjoint has no forward and reverse sweep sections")?;
+pub fn apply(f: &Function, recompute: &BTreeSet<String>) -> Result<Block, PlanError> {
+    let sw = Sweeps::find(f).ok_or(Internal("the adjoint has no forward and reverse sweep sections".into()))?;
     let temps = temps(f, &sw);
     let mut chosen = Vec::new();
     for id in recompute {
         let t = temps
             .iter()
             .find(|t| &super::model::temp_id(f, t.var) == id)
-            .ok_or_else(|| format!("`{id}` is not an array the reverse sweep can recompute"))?;
+            .ok_or_else(|| Internal(format!("`{id}` is not an array the reverse sweep can recompute")))?;
         if let Some(why) = &t.store_only {
-            return Err(format!("`{id}` cannot be recomputed: {why}"));
+            return Err(Internal(format!("`{id}` cannot be recomputed: {why}")));
         }
         if let Some(d) = t.deps.iter().find(|d| recompute.contains(&super::model::temp_id(f, **d))) {
-            return Err(format!("`{id}` is recomputed from `{}`, which must then be stored", f.var(*d).name));
+            return Err(Internal(format!("`{id}` is recomputed from `{}`, which must then be stored", f.var(*d).name)));
         }
         chosen.push(t.clone());
     }

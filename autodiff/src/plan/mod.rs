@@ -17,12 +17,14 @@
 //! arrays are allocated over their lifetime.
 
 mod apply;
+mod error;
 pub(crate) mod flops;
 pub mod model;
 pub mod solve;
 mod sweeps;
 
 pub use apply::apply;
+pub use error::PlanError;
 pub use flops::CALL_FLOPS;
 pub use model::{build, Candidate, CandidateKind, LoopOption, Model, Point};
 pub use solve::{loads, peak, smallest_peak, solve, Infeasible, Plan, Settings, Strategy};

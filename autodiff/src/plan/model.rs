@@ -4,6 +4,7 @@
 
 use super::flops;
 use super::sweeps::{placeable, temps, Sweeps};
+use super::PlanError::{self, Internal, Unmodelled};
 use crate::checkpoint_recompute_steps;
 use crate::report::elem_bytes;
 use crate::util::stmt_mentions;
@@ -99,25 +100,25 @@ pub(crate) fn temp_id(f: &Function, v: VarId) -> String {
     }
 }
 
-fn array_bytes(f: &Function, v: VarId, env: &dyn Fn(VarId) -> Option<i64>) -> Result<(u64, String), String> {
+fn array_bytes(f: &Function, v: VarId, env: &dyn Fn(VarId) -> Option<i64>) -> Result<(u64, String), PlanError> {
     let var = f.var(v);
     let elems = var.ty.dims().iter().fold(Expr::int(1), |a, d| a.mul(d.extent.clone()));
     let bytes = Expr::int(elem_bytes(var.ty.elem())).mul(elems);
     let n = eval_int(&bytes, env).ok_or_else(|| {
-        format!(
+        Unmodelled(format!(
             "the size of `{}` ({}) needs a size --sizes does not give",
             var.name,
             adjc_ir::print::expr_str(f, &bytes)
-        )
+        ))
     })?;
     Ok((n.max(0) as u64, adjc_ir::print::expr_str(f, &bytes)))
 }
 
 /// The model of `adj` (built store-all) for `sizes` (values of its integer parameters).
-pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, String> {
+pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, PlanError> {
     let f = &adj.function;
     let env = |v: VarId| if f.is_param(v) { sizes.get(&f.var(v).name).copied() } else { None };
-    let sw = Sweeps::find(f).ok_or("the adjoint has no forward and reverse sweep sections")?;
+    let sw = Sweeps::find(f).ok_or(Internal("the adjoint has no forward and reverse sweep sections".into()))?;
     let outside: Vec<_> = f
         .body
         .iter()
@@ -141,15 +142,15 @@ pub fn build(adj: &Adjoint, sizes: &BTreeMap<String, i64>) -> Result<Model, Stri
     for t in &adj.tapes {
         let bytes = match (t.bytes(), t.kind) {
             (Some(b), _) => eval_int(&b, &env)
-                .ok_or_else(|| format!("the size of tape `{}` needs a size --sizes does not give", t.name))?
+                .ok_or_else(|| Unmodelled(format!("the size of tape `{}` needs a size --sizes does not give", t.name)))?
                 .max(0) as u64,
             (None, _) => {
-                return Err(format!(
+                return Err(Unmodelled(format!(
                     "the tape `{}` has no size bound: its memory cannot be planned (a stack inside a loop whose \
                      trip count is only known at run time); bound each `while` loop with --max-trips LOOP=K \
                      (LOOP its line or its id in --emit ir)",
                     t.name
-                ))
+                )))
             }
         };
         if t.kind == TapeKind::Stack {
@@ -283,14 +284,14 @@ fn loop_candidate(
     l: &crate::CheckpointableLoop,
     env: &dyn Fn(VarId) -> Option<i64>,
     loop_array_step_bytes: u64,
-) -> Result<Candidate, String> {
+) -> Result<Candidate, PlanError> {
     let ev = |e: &Expr, what: &str| {
-        eval_int(e, env)
-            .map(|v| v.max(0) as u64)
-            .ok_or_else(|| format!("the {what} of the loop at line {} needs a size --sizes does not give", l.span.line))
+        eval_int(e, env).map(|v| v.max(0) as u64).ok_or_else(|| {
+            Unmodelled(format!("the {what} of the loop at line {} needs a size --sizes does not give", l.span.line))
+        })
     };
     let trips = ev(&l.trips, "trip count")?;
-    let per_step = || -> Result<(u64, u64, f64, u64), String> {
+    let per_step = || -> Result<(u64, u64, f64, u64), PlanError> {
         Ok((
             ev(&l.state_bytes, "state size")?,
             ev(&l.step_tape_bytes, "tape")?.saturating_sub(loop_array_step_bytes),

@@ -1255,7 +1255,9 @@ impl Pass {
             }
             let keys: Vec<String> = ch.steps.iter().map(|(n, _, _)| n.to_ascii_lowercase()).collect();
             let Some(l) = v.leaves.iter().find(|l| l.keys() == keys).cloned() else {
-                return Err(err(e.span, "internal error: a component in use has no variable", "please report this"));
+                return Err(
+                    Diagnostic::internal(e.span, "a component in use has no variable").with_help("please report this")
+                );
             };
             *e = self.reference(&l, &subs, None, e.span)?;
             return Ok(());

@@ -170,7 +170,7 @@ pub fn lower_fortran_full(
     let result = match worker {
         Ok(handle) => match handle.join() {
             Ok(r) => r,
-            Err(_) => Err(Diagnostic::error(Span::NONE, "internal error: the Fortran frontend crashed on this input")
+            Err(_) => Err(Diagnostic::internal(Span::NONE, "the Fortran frontend crashed on this input")
                 .with_help("please report this together with the source file")),
         },
         Err(_) => lower_here(&asm, opts.entry.as_deref()),
@@ -272,11 +272,8 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
     // Loops and maps are numbered in source order ("Identities" in adjc_ir).
     adjc_ir::proc::ids::settle(&mut f.body);
     if let Err(e) = adjc_ir::validate::validate(&f) {
-        return Err(Diagnostic::error(
-            e.span,
-            format!("internal error: the Fortran frontend produced invalid IR: {}", e.message),
-        )
-        .with_help("please report this together with the source file"));
+        return Err(Diagnostic::internal(e.span, format!("the Fortran frontend produced invalid IR: {}", e.message))
+            .with_help("please report this together with the source file"));
     }
     Ok((f, file_of(entry).unwrap_or(main), bindings, state))
 }

@@ -91,7 +91,7 @@ pub fn lower_python(file: &str, source: &str, opts: &PythonOptions) -> Result<Mo
     match worker {
         Ok(handle) => match handle.join() {
             Ok(r) => r,
-            Err(_) => Err(Diagnostic::error(Span::NONE, "internal error: the Python frontend crashed on this input")
+            Err(_) => Err(Diagnostic::internal(Span::NONE, "the Python frontend crashed on this input")
                 .with_help("please report this together with the source file")),
         },
         // No thread available: lower on the caller's stack.
@@ -162,9 +162,9 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
                 // Loops and maps are numbered in source order ("Identities" in adjc_ir).
                 adjc_ir::proc::ids::settle(&mut f.body);
                 if let Err(e) = adjc_ir::validate::validate(&f) {
-                    return Err(Diagnostic::error(
+                    return Err(Diagnostic::internal(
                         e.span,
-                        format!("internal error: the Python frontend produced invalid IR: {}", e.message),
+                        format!("the Python frontend produced invalid IR: {}", e.message),
                     )
                     .with_help("please report this together with the source file"));
                 }
@@ -176,5 +176,5 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
             }
         }
     }
-    Err(Diagnostic::error(entry.name_span, "internal error: the types of local variables did not settle"))
+    Err(Diagnostic::internal(entry.name_span, "the types of local variables did not settle"))
 }
