@@ -6,7 +6,6 @@
 
 use crate::cexpr;
 use crate::ctx::FnCtx;
-use crate::layout;
 use adjc_ir::{Diagnostic, Expr, Layout, LibCall, LibOp, Scalar, Span, Type, VarId, View};
 
 /// The stride (in elements) of axis `d` of array `v`, as an expression of its extents.
@@ -42,7 +41,7 @@ impl Ctx<'_, '_> {
         cexpr::expr(self.cx, e)
     }
     fn ptr(&self, v: VarId, view: &View) -> String {
-        format!("&{}", layout::element(self.cx, v, &view.start))
+        format!("&{}", cexpr::element(self.cx, v, &view.start))
     }
     /// Increment of a vector view.
     fn inc(&self, v: VarId, view: &View) -> String {

@@ -8,8 +8,9 @@
 //! exact, so the value is unchanged.
 
 use crate::ctx::FnCtx;
-use crate::layout::{self, Access};
-use adjc_ir::{BinOp, Expr, ExprKind, Intrinsic, Literal, Scalar, UnOp};
+use crate::layout::Access;
+use adjc_ir::{BinOp, Expr, ExprKind, Intrinsic, Layout, Literal, Scalar, Type, UnOp, VarId};
+use std::collections::BTreeSet;
 
 pub(crate) const P_COND: u8 = 3;
 pub(crate) const P_OR: u8 = 4;
@@ -118,7 +119,7 @@ fn render(cx: &FnCtx, e: &Expr) -> (String, u8) {
                 _ => (name.to_string(), P_PRIMARY),
             }
         }
-        ExprKind::Load(v, idx) => (layout::element(cx, *v, idx), P_PRIMARY),
+        ExprKind::Load(v, idx) => (element(cx, *v, idx), P_PRIMARY),
         ExprKind::Unary(UnOp::Neg, a) => {
             if let Some(inner) = negated(a) {
                 return render(cx, &inner);
@@ -250,6 +251,75 @@ pub fn intrinsic_name(f: Intrinsic, ty: Scalar) -> String {
     } else {
         base.into()
     }
+}
+
+/// One element of array `v` at source indices `idx`.
+pub(crate) fn element(cx: &FnCtx, v: VarId, idx: &[Expr]) -> String {
+    let name = cx.name(v);
+    let args: Vec<String> = idx.iter().map(|e| expr(cx, e)).collect();
+    match cx.access(v) {
+        Access::Macro(m) => format!("{m}({})", args.join(", ")),
+        // A rank-0 array (one element) has no index.
+        _ if args.is_empty() => format!("{name}[0]"),
+        _ => format!("{name}[{}]", args.join(", ")),
+    }
+}
+
+/// `#define A_(i, j) A[(i) * M + (j)]` for an array accessed through a macro.
+pub(crate) fn macro_definition(cx: &FnCtx, v: VarId) -> Option<(String, String)> {
+    let Access::Macro(mname) = cx.access(v) else { return None };
+    let var = cx.f.var(v);
+    let Type::Array { dims, layout, .. } = &var.ty else { return None };
+    if dims.is_empty() {
+        return None;
+    }
+    let params = macro_params(cx, dims.iter().flat_map(|d| [&d.lower, &d.extent]), dims.len());
+    let term = |k: usize| -> (String, bool) {
+        let p = format!("({})", params[k]);
+        match dims[k].lower.as_int() {
+            Some(0) => (p, true),
+            Some(c) if c < 0 && c != i64::MIN => (format!("{p} + {}", -c), false),
+            _ => (format!("{p} - {}", expr_min(cx, &dims[k].lower, P_ADD + 1)), false),
+        }
+    };
+    let order: Vec<usize> = match layout {
+        Layout::RowMajor => (0..dims.len()).collect(),
+        Layout::ColMajor => (0..dims.len()).rev().collect(),
+    };
+    let (mut acc, mut primary) = term(order[0]);
+    for &k in &order[1..] {
+        let scaled = if primary { acc } else { format!("({acc})") };
+        let (t, _) = term(k);
+        // A unit axis (`keepdims`) scales nothing: `(i) + (j)`, not `(i) * 1 + (j)`.
+        acc = match dims[k].extent.as_int() {
+            Some(1) => format!("{scaled} + {t}"),
+            _ => format!("{scaled} * {} + {t}", expr_min(cx, &dims[k].extent, P_MUL + 1)),
+        };
+        primary = false;
+    }
+    let name = cx.name(v);
+    Some((mname.clone(), format!("#define {mname}({}) {name}[{acc}]", params.join(", "))))
+}
+
+/// Parameter names for an index macro that cannot capture a name used in its body.
+fn macro_params<'e>(cx: &FnCtx, exprs: impl Iterator<Item = &'e Expr>, rank: usize) -> Vec<String> {
+    let mut mentioned = BTreeSet::new();
+    for e in exprs {
+        for v in e.vars() {
+            mentioned.insert(cx.names.get(v).to_string());
+        }
+    }
+    let candidates: [Vec<String>; 2] = [
+        ["i", "j", "k", "l", "m", "n"].iter().take(rank).map(|s| s.to_string()).collect(),
+        (0..rank).map(|k| format!("i{k}")).collect(),
+    ];
+    for c in candidates {
+        if c.len() == rank && c.iter().all(|p| !mentioned.contains(p)) {
+            return c;
+        }
+    }
+    // Names under the runtime's reserved prefix cannot be variable names.
+    (0..rank).map(|k| format!("adjc_i{k}")).collect()
 }
 
 #[cfg(test)]
@@ -430,10 +500,10 @@ mod tests {
         let t = t();
         let names = names::assign(&t.f);
         let cx = FnCtx::new(&t.f, &names);
-        let (name, def) = crate::layout::macro_definition(&cx, B).unwrap();
+        let (name, def) = macro_definition(&cx, B).unwrap();
         assert_eq!(name, "B_");
         // Column-major with a lower bound of 1 on the first axis.
         assert_eq!(def, "#define B_(i, j) B[(j) * N + (i) - 1]");
-        assert_eq!(crate::layout::macro_definition(&cx, A), None);
+        assert_eq!(macro_definition(&cx, A), None);
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::cexpr::{self, c_type, negated, zero};
 use crate::ctx::FnCtx;
-use crate::layout::{self, Access};
+use crate::layout::Access;
 use crate::omp::{self, MapKey, MapPlan, Mode, Plan, Sync};
 use crate::sizes::Arena;
 use adjc_ir::{
@@ -208,7 +208,7 @@ impl<'a> Emitter<'a> {
                 _ => name.to_string(),
             }
         } else {
-            layout::element(self.cx, p.var, &p.index)
+            cexpr::element(self.cx, p.var, &p.index)
         }
     }
 

@@ -90,7 +90,7 @@ pub(crate) fn build(
     let mut macro_defs = Vec::new();
     let mut macro_names = Vec::new();
     for v in &touched {
-        if let Some((name, def)) = layout::macro_definition(&cx, *v) {
+        if let Some((name, def)) = cexpr::macro_definition(&cx, *v) {
             macro_names.push(name);
             macro_defs.push(def);
         }
