@@ -15,7 +15,7 @@
 //! holds are copied back (see `crate::tape::Swap`): no copy of the whole output.
 
 use crate::report::{TapeInfo, TapeKind};
-use crate::reverse::Ad;
+use crate::state::Ad;
 use crate::util::{block_writes, rename_in_block, same, stmt_mentions, zero, VarSet};
 use adjc_ir::*;
 

@@ -27,8 +27,8 @@
 //! nowhere else and are not parameters, `x` and `y` are distinct active arrays, the maps are at the top level and
 //! none of their targets must be saved; `eps` is a constant.
 
-use crate::reverse::Ad;
 use crate::softmax::{elementwise, full_space, index_is, is_own_load, is_row_load, map_of};
+use crate::state::Ad;
 use crate::util::{same, zero};
 use adjc_ir::*;
 

@@ -45,56 +45,16 @@
 //!
 //! [`Adjoint::checkpointable`]: crate::Adjoint::checkpointable
 
-use crate::nest::Trips;
 use crate::report::{elem_bytes, TapeInfo, TapeKind};
-use crate::reverse::{reversed_range, Ad, Env, R};
+use crate::reverse::reversed_range;
+use crate::state::{Ad, Env, R};
+use crate::state::{Frame, Trips};
 use crate::util::{block_reads, block_writes, reads, VarSet};
 use adjc_ir::*;
 
+pub use crate::state::{CheckpointableLoop, Checkpointing};
 /// A sequential loop of the primal given to `reverse` is named by its IR id (`L3`).
 pub use adjc_ir::LoopId;
-
-/// How the reverse sweep gets the states of a checkpointed loop back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Checkpointing {
-    /// Snapshot the loop state every `every` iterations; the reverse sweep restores a snapshot,
-    /// re-runs that segment forward with a segment-sized tape, then reverses it.
-    Periodic { every: u64 },
-    /// Revolve-optimal binomial schedule holding at most `snapshots` snapshots at once.
-    Binomial { snapshots: u64 },
-}
-
-/// The schedule as `--checkpoint` spells it: `every:K` or `binomial:C`.
-impl std::fmt::Display for Checkpointing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Checkpointing::Periodic { every } => write!(f, "every:{every}"),
-            Checkpointing::Binomial { snapshots } => write!(f, "binomial:{snapshots}"),
-        }
-    }
-}
-
-/// A loop the planner may checkpoint (listed for every such loop, checkpointed or not).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CheckpointableLoop {
-    pub id: LoopId,
-    pub span: adjc_ir::Span,
-    pub var: adjc_ir::VarId,
-    /// Trip count, an integer expression of the parameters (vars of `Adjoint::function`).
-    pub trips: adjc_ir::Expr,
-    /// Bytes of one snapshot of the loop state.
-    pub state_bytes: adjc_ir::Expr,
-    /// Bytes the store-all tapes of this loop use per iteration.
-    pub step_tape_bytes: adjc_ir::Expr,
-    /// Floating-point operations of one forward iteration (the cost of recomputing it).
-    pub step_flops: adjc_ir::Expr,
-    /// Bytes of the arrays a checkpointed schedule holds besides its snapshots and tape:
-    /// copies of the outputs the body writes (the replay rewrites them; store-all keeps their
-    /// forward results in its tapes), the local arrays the body uses (alive during the replay
-    /// in the reverse sweep) and the copies of values from before the loop that earlier
-    /// adjoints need (see `Ad::entry_values`). An upper bound.
-    pub replay_bytes: adjc_ir::Expr,
-}
 
 /// `C(n, k)`, saturating at `u64::MAX` (only compared with trip counts).
 fn binomial(n: u64, k: u64) -> u64 {
@@ -351,7 +311,7 @@ impl Ad<'_> {
 
     /// The frame of loop `s` over all its iterations, with its exact trip count and counter,
     /// or why it cannot be checkpointed.
-    fn checkpoint_frame(&self, s: &Stmt, l: &Loop) -> Result<(crate::nest::Frame, Expr, Expr), Diagnostic> {
+    fn checkpoint_frame(&self, s: &Stmt, l: &Loop) -> Result<(Frame, Expr, Expr), Diagnostic> {
         let name = self.name(l.var);
         let no = |why: String| {
             Diagnostic::error(s.span, format!("loop `{name}` cannot be checkpointed: {why}"))
@@ -428,7 +388,7 @@ impl Ad<'_> {
 
     /// [`Ad::rev_loop_body`], then marks everything the body writes as changed, because the
     /// checkpointed reverse sweep runs the body again.
-    fn rev_body_in(&mut self, l: &Loop, live: &VarSet, frame: crate::nest::Frame) -> R<(Block, Block)> {
+    fn rev_body_in(&mut self, l: &Loop, live: &VarSet, frame: Frame) -> R<(Block, Block)> {
         let (fb, rb) = self.rev_loop_body(l, live, frame)?;
         for v in block_writes(&l.body) {
             if !matches!(self.p.var(v).role, VarRole::Index) {

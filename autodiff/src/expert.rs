@@ -1,35 +1,39 @@
 //! Rules for groups of statements that an expert differentiates as one operation
 //! ([`crate::softmax`], [`crate::batchnorm`]): recognised once on the primal's top-level
-//! body, applied by [`Ad::rev_block`](crate::reverse::Ad) where they start.
+//! body, applied by `Ad::rev_block` where they start. The rules are a registry ([`find`]) of types
+//! implementing [`ExpertRule`] (`crate::state`): the reversal knows no rule by name.
 
 use crate::batchnorm::BatchNorm;
-use crate::reverse::Ad;
 use crate::softmax::Softmax;
+use crate::state::{Ad, ExpertRule};
 use crate::util::{writes, VarSet};
 use adjc_ir::{Block, Stmt};
+use std::rc::Rc;
 
-#[derive(Clone, Debug)]
-pub(crate) enum Rule {
-    Softmax(Softmax),
-    BatchNorm(BatchNorm),
-}
-
-impl Rule {
-    /// How many statements the rule covers.
+impl ExpertRule for Softmax {
     fn len(&self) -> usize {
-        match self {
-            Rule::Softmax(_) => 4,
-            Rule::BatchNorm(_) => 5,
-        }
+        4
+    }
+    fn reverse(&self, ad: &mut Ad<'_>, stmts: &[Stmt]) -> Option<(Block, Block)> {
+        ad.rev_softmax(self, stmts)
     }
 }
 
-/// Every rule that applies at the top level of `body`, by the position of its first
-/// statement.
-pub(crate) fn find(body: &Block) -> Vec<(usize, Rule)> {
-    let mut out: Vec<(usize, Rule)> =
-        crate::softmax::find(body).into_iter().map(|(i, r)| (i, Rule::Softmax(r))).collect();
-    out.extend(crate::batchnorm::find(body).into_iter().map(|(i, r)| (i, Rule::BatchNorm(r))));
+impl ExpertRule for BatchNorm {
+    fn len(&self) -> usize {
+        5
+    }
+    fn reverse(&self, ad: &mut Ad<'_>, stmts: &[Stmt]) -> Option<(Block, Block)> {
+        ad.rev_batchnorm(self, stmts)
+    }
+}
+
+/// The registry: every rule that applies at the top level of `body`, by the position of
+/// its first statement. A new rule is a type implementing [`ExpertRule`] and one line here.
+pub(crate) fn find(body: &Block) -> Vec<(usize, Rc<dyn ExpertRule>)> {
+    let mut out: Vec<(usize, Rc<dyn ExpertRule>)> = Vec::new();
+    out.extend(crate::softmax::find(body).into_iter().map(|(i, r)| (i, Rc::new(r) as Rc<dyn ExpertRule>)));
+    out.extend(crate::batchnorm::find(body).into_iter().map(|(i, r)| (i, Rc::new(r) as Rc<dyn ExpertRule>)));
     out.sort_by_key(|(i, _)| *i);
     out
 }
@@ -37,7 +41,13 @@ pub(crate) fn find(body: &Block) -> Vec<(usize, Rule)> {
 impl Ad<'_> {
     /// Forward and reverse code of `rule` over the statements starting at `b[i]`, and how
     /// many statements it covers; `None` when it does not apply here.
-    pub fn rev_expert(&mut self, rule: &Rule, b: &[Stmt], i: usize, live: &VarSet) -> Option<(usize, Block, Block)> {
+    pub fn rev_expert(
+        &mut self,
+        rule: &dyn ExpertRule,
+        b: &[Stmt],
+        i: usize,
+        live: &VarSet,
+    ) -> Option<(usize, Block, Block)> {
         let stmts = b.get(i..i + rule.len())?;
         // The rules save nothing, and drop the adjoints of the intermediates (every target
         // but the last statement's): no target may hold a value an adjoint still needs,
@@ -49,10 +59,7 @@ impl Ad<'_> {
         {
             return None;
         }
-        let (f, r) = match rule {
-            Rule::Softmax(sm) => self.rev_softmax(sm, stmts)?,
-            Rule::BatchNorm(bn) => self.rev_batchnorm(bn, stmts)?,
-        };
+        let (f, r) = rule.reverse(self, stmts)?;
         Some((stmts.len(), f, r))
     }
 }

@@ -43,6 +43,9 @@
 //!
 //! ## Modules
 //!
+//! * `state`: the reversal context `Ad` (the adjoint under construction, what was saved,
+//!   rollback) and the types of its fields; a leaf that names none of the modules extending
+//!   `Ad`, so that the crate's modules import each other without circles;
 //! * `options`: `--wrt` / `--of` resolution and defaults;
 //! * `algebra`: exact tidying of float expressions (integer powers as products, signs
 //!   moved to the sums that absorb them), run on both functions before they are written;
@@ -51,8 +54,9 @@
 //! * `rules`: the table of scalar derivatives; `deriv` chains it through expressions;
 //! * `reverse`: statement reversal and the to-be-recorded analysis;
 //! * `map`: reversal of parallel maps; `minmax`: `max=`/`min=` reduction loops;
-//! * `expert`: rules for statement groups differentiated as one operation: `softmax`
-//!   (row-wise softmax adjoint), `batchnorm` (closed-form batch-norm adjoint);
+//! * `expert`: the registry of rules for statement groups differentiated as one operation
+//!   (`state::ExpertRule`): `softmax` (row-wise softmax adjoint), `batchnorm` (closed-form
+//!   batch-norm adjoint);
 //! * `tape`: save sites and region tapes; `nest`: tape slots from loop trip counts;
 //!   `affine`: affine bounds; `recompute`: values recomputed instead of taped;
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
@@ -114,6 +118,7 @@ pub mod shared_element;
 mod signature;
 mod softmax;
 pub mod split;
+mod state;
 mod tape;
 pub mod unit_loops;
 mod util;
@@ -126,7 +131,7 @@ pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
 pub use report::{Recomputed, TapeInfo, TapeKind};
-use reverse::{Ad, Env, Fail};
+use state::{Ad, Env, Fail};
 use util::VarSet;
 
 /// What to differentiate. `None` selects the defaults: `wrt` = every float parameter the
@@ -196,6 +201,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, AdError> 
     let active = activity::analyse(primal, &prep.body, &wrt, &of);
     let sig = signature::build(primal, &active, &of);
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
+    ad.rules = expert::find(&prep.body);
     ad.checkpoints = opts.checkpoints.clone();
     ad.max_trips = opts.max_trips.clone();
     // Only arrays some adjoint reads, and only when the inputs of their map that the

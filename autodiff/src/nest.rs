@@ -17,55 +17,14 @@
 //! stack tape.
 
 use crate::affine::{clamp, extreme, Affine, Interval};
-use crate::reverse::Ad;
+use crate::state::Ad;
+pub(crate) use crate::state::{Frame, Tri, Trips};
 use adjc_ir::*;
-
-/// How many iterations a loop of the nest makes.
-#[derive(Clone, Debug)]
-pub(crate) enum Trips {
-    /// A formula of the parameters.
-    Exact(Expr),
-    /// An upper bound over the outer iterations, and why it is not exact.
-    Bounded(Expr, String),
-    /// No formula: why.
-    Unknown(String),
-}
 
 /// Why a save site has no slot in an array tape: a loop around it has no trip count in
 /// closed form (the reason, in the user's words). Its values go on a stack instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct NoSlot(pub String);
-
-/// One sequential loop around the statements being reversed.
-#[derive(Clone, Debug)]
-pub(crate) struct Frame {
-    pub var: VarId,
-    /// The iteration counter, from 0.
-    pub counter: Option<Expr>,
-    pub trips: Trips,
-    /// The range of the loop variable, affine in outer loop variables.
-    pub interval: Option<Interval>,
-    /// The loop statement's span (its body included).
-    pub span: Span,
-    /// The loop itself (bounds and step), body left out.
-    pub range: Loop,
-    /// With an exact trip count: the counter of the last iteration and the condition that
-    /// the loop runs at all (`TSTEPS - 2`, `TSTEPS - 1 > 0`).
-    pub last: Option<(Expr, Expr)>,
-    /// A trip count that is affine in the counter of the loop just outside (triangular).
-    pub tri: Option<Tri>,
-    /// With an exact trip count and a unit step: the trip count before clamping at 0.
-    pub diff: Option<Affine>,
-}
-
-/// An extent `alpha + beta * c` where `c` counts the iterations of loop `outer` (the
-/// loop just outside), never negative while that loop runs.
-#[derive(Clone, Debug)]
-pub(crate) struct Tri {
-    pub outer: VarId,
-    pub alpha: Affine,
-    pub beta: i64,
-}
 
 /// One axis of a tape array: its extent (a formula of the parameters), the position of
 /// the current iteration or element along it, and how it was sized.

@@ -33,7 +33,7 @@
 //! knowledge, the IR needs no softmax operation, and any frontend that lowers the same
 //! computation gets the same adjoint.
 
-use crate::reverse::Ad;
+use crate::state::Ad;
 use crate::util::{same, stmt_mentions, zero};
 use adjc_ir::*;
 

@@ -29,7 +29,8 @@
 use crate::affine::{extreme, Affine, Interval};
 use crate::nest::Axis;
 use crate::report::{TapeInfo, TapeKind};
-use crate::reverse::Ad;
+use crate::state::Ad;
+pub(crate) use crate::state::Swap;
 use crate::util::{at_line, write_places};
 use adjc_ir::*;
 use std::collections::BTreeMap;
@@ -49,17 +50,6 @@ struct Region {
 /// One axis of the bounding box of a map's writes: `lo ..= hi`, affine in the indices
 /// of the loops around the map; `None`: the whole axis.
 type BoxAxis = Option<(Affine, Affine)>;
-
-/// A save site whose tape can also give output `x` its forward result back: when the
-/// reverse sweep restores `x`, the tape slot takes the value it replaces (a swap, done by
-/// `assemble` when this site is the only thing that changes `x` in the reverse sweep), so
-/// that afterwards the tape holds the last value each element had; `copy_back` puts
-/// those values back at the end, instead of a snapshot of the whole of `x`.
-pub(crate) struct Swap {
-    pub x: VarId,
-    pub tape: VarId,
-    pub copy_back: Block,
-}
 
 /// The tape of one save site and how to use it.
 pub(crate) enum SiteTape {
