@@ -181,6 +181,19 @@ impl Ad<'_> {
         self.checkpoints.get(&l.id).map(|c| (l.id, c.clone()))
     }
 
+    /// Forward and reverse code of loop `s` under the checkpoint schedule requested for it
+    /// (periodic or binomial snapshots); `None` when it has none and is reversed store-all
+    /// (every iteration taped) by the caller.
+    pub fn rev_checkpointed(&mut self, s: &Stmt, l: &Loop, live: &VarSet) -> R<Option<(Block, Block)>> {
+        let Some((id, c)) = self.checkpointing_of(s) else { return Ok(None) };
+        let out = match c {
+            Checkpointing::Periodic { every } => self.rev_periodic(s, l, live, every)?,
+            Checkpointing::Binomial { snapshots } => self.rev_binomial(s, l, live, snapshots)?,
+        };
+        self.checkpointed.push(id);
+        Ok(Some(out))
+    }
+
     /// The loop state of `l`: variables its body writes and reads before writing.
     pub fn loop_state(&self, l: &Loop) -> Vec<VarId> {
         let r = block_reads(&l.body);

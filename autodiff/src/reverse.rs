@@ -28,8 +28,8 @@ use crate::util::{at_line, block_writes, expr_vars, index_vars, same_index, stmt
 use adjc_ir::*;
 use std::collections::BTreeMap;
 
+use crate::state::Frame;
 pub(crate) use crate::state::{Ad, Env, Fail, R};
-use crate::state::{Checkpointing, Frame};
 
 /// `old op value` for an accumulation, so that every accumulation but `+=` (whose adjoint
 /// leaves the target's adjoint unchanged) is differentiated as the assignment it is.
@@ -427,12 +427,9 @@ impl<'p> Ad<'p> {
         if self.nest.is_empty() && self.cond_depth == 0 {
             self.describe_checkpointable(s, l, live);
         }
-        if let Some((id, c)) = self.checkpointing_of(s) {
-            let out = match c {
-                Checkpointing::Periodic { every } => self.rev_periodic(s, l, live, every)?,
-                Checkpointing::Binomial { snapshots } => self.rev_binomial(s, l, live, snapshots)?,
-            };
-            self.checkpointed.push(id);
+        // A checkpoint schedule (crate::checkpoint) or store-all (below): the one place the
+        // strategy of a sequential loop is chosen.
+        if let Some(out) = self.rev_checkpointed(s, l, live)? {
             return Ok(out);
         }
         let (start, stop, step) = reversed_range(l, &self.f, s.span)?;

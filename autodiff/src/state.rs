@@ -16,6 +16,12 @@ use adjc_ir::*;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+/// Why reversing a statement stopped. `Diag` is an error for the user (or a bug, see
+/// [`Diagnostic::internal`]). `Seq` is not an error but an early exit: it unwinds the
+/// planning of a parallel map's adjoint (`crate::map`, `Ad::adjoint_simple` inside a map) up
+/// to `Ad::rev_map` / `Ad::ar_map`, which reverse the map as a sequential nest instead; one
+/// that escapes to `crate::reverse` is a bug. It stays a variant because the decision is
+/// made deep in a recursion whose every level would otherwise pass a flag up.
 pub(crate) enum Fail {
     Diag(Diagnostic),
     /// A map body needs values saved per iteration of an inner loop: the map must run as a
