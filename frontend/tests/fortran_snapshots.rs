@@ -94,7 +94,8 @@ example_snapshot!(
     rounding,
     converge,
     search_exit,
-    donor_cell
+    donor_cell,
+    species_fall
 );
 
 #[test]
@@ -104,5 +105,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 48, "add the new example to example_snapshot! above");
+    assert_eq!(n, 49, "add the new example to example_snapshot! above");
 }

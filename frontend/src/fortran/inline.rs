@@ -54,6 +54,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
+        let saved_host_arrays = std::mem::take(&mut self.host_param_arrays);
         let saved_stmt_fns = std::mem::take(&mut self.stmt_fns);
         let saved_text = std::mem::take(&mut self.text_names);
         let saved_span = self.span;
@@ -65,6 +66,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
+        self.host_param_arrays = saved_host_arrays;
         self.absent = saved_absent;
         self.stmt_fns = saved_stmt_fns;
         self.text_names = saved_text;
