@@ -165,7 +165,7 @@ pub struct Procedure {
     pub spec: Vec<SpecItem>,
     /// The executable statements.
     pub body: Vec<Stmt>,
-    /// Procedures after `contains` (adjc does not call them yet).
+    /// Internal procedures (after `contains`): inlined where called, with host association.
     pub contains: Vec<Procedure>,
 }
 

@@ -51,6 +51,21 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let saved_absent = std::mem::take(&mut self.absent);
         let saved_names = std::mem::take(&mut self.names);
+        // An internal procedure sees its host's variables and constants (host
+        // association): the host's names, less those the procedure declares itself.
+        if let Some(host) = &proc.host_proc {
+            if *host == self.current_proc {
+                self.host_scopes.insert(host.clone(), saved_names.clone());
+            }
+            if let Some(names) = self.host_scopes.get(host) {
+                self.names = names
+                    .iter()
+                    .filter(|(k, _)| spec.local.get(k.as_str()).is_none() && !spec.dummies.iter().any(|(d, _)| d == *k))
+                    .map(|(k, b)| (k.clone(), b.clone()))
+                    .collect();
+            }
+        }
+        let saved_current = std::mem::replace(&mut self.current_proc, proc.name.to_ascii_lowercase());
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
@@ -63,6 +78,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.inline_depth -= 1;
         self.span = saved_span;
         self.names = saved_names;
+        self.current_proc = saved_current;
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;

@@ -70,6 +70,11 @@ pub struct Lowerer<'s, 't> {
     pub host_vars: Vec<String>,
     /// `parameter` arrays of the modules (not supported yet: an error where one is read).
     pub host_param_arrays: BTreeSet<String>,
+    /// The procedure whose statements are being lowered (lower case: the entry, or the
+    /// callee being inlined), and the names of each host procedure as its internal
+    /// procedures see them (host association, see `inline`).
+    pub current_proc: String,
+    pub host_scopes: BTreeMap<String, BTreeMap<String, Binding>>,
     /// Calls of array-valued functions already inlined (by expression id) and their results.
     pub hoisted: BTreeMap<ast::ExprId, VarId>,
     /// Variables that are also `do` variables somewhere (their value after the loop is
@@ -160,6 +165,8 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         sizes: Vec::new(),
         host_vars: Vec::new(),
         host_param_arrays: BTreeSet::new(),
+        current_proc: proc.name.to_ascii_lowercase(),
+        host_scopes: BTreeMap::new(),
         hoisted: BTreeMap::new(),
         do_vars: BTreeSet::new(),
         deferred: BTreeMap::new(),

@@ -251,7 +251,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
             .procs
             .iter()
             .rev()
-            .find(|p| file_of(p) == Some(main))
+            .find(|p| file_of(p) == Some(main) && p.host_proc.is_none())
             .or(unit.procs.last())
             .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };

@@ -22,6 +22,9 @@ pub struct Proc<'t> {
     pub host_implicit_none: bool,
     /// The enclosing module (lower case): its variables are the procedure's state.
     pub host_module: Option<String>,
+    /// For an internal procedure (`contains` inside a subroutine or function): its host
+    /// procedure (lower case), whose variables it sees (host association, see `inline`).
+    pub host_proc: Option<String>,
 }
 
 pub struct Unit<'t> {
@@ -35,8 +38,14 @@ pub struct Unit<'t> {
 }
 
 impl<'t> Unit<'t> {
+    /// The procedure named `name`; an internal one only if no other has that name.
     pub fn find(&self, name: &str) -> Option<&Proc<'t>> {
-        self.procs.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+        let mut named = self.procs.iter().filter(|p| p.name.eq_ignore_ascii_case(name));
+        let first = named.next()?;
+        if first.host_proc.is_none() {
+            return Some(first);
+        }
+        named.find(|p| p.host_proc.is_none()).or(Some(first))
     }
 }
 
@@ -106,8 +115,24 @@ fn push_proc<'t>(
         kind: p.kind,
         name: p.name.clone(),
         name_span: p.name_span,
-        host_decls,
+        host_decls: host_decls.clone(),
         host_implicit_none,
-        host_module,
+        host_module: host_module.clone(),
+        host_proc: None,
     });
+    // Internal procedures: the host's `implicit none` holds in them.
+    let implicit_none =
+        host_implicit_none || p.spec.iter().any(|i| matches!(&i.kind, ast::SpecKind::Implicit(im) if im.none));
+    for q in &p.contains {
+        u.procs.push(Proc {
+            node: q,
+            kind: q.kind,
+            name: q.name.clone(),
+            name_span: q.name_span,
+            host_decls: host_decls.clone(),
+            host_implicit_none: implicit_none,
+            host_module: host_module.clone(),
+            host_proc: Some(p.name.to_ascii_lowercase()),
+        });
+    }
 }
