@@ -350,9 +350,16 @@ pub enum StmtKind {
     Exit(Option<String>),
     Cycle(Option<String>),
     Return,
-    /// `goto 10` (`label`), or a computed/assigned goto (`None`).
+    /// `goto 10` (`label`), or an assigned goto (`None`).
     Goto {
         label: Option<String>,
+    },
+    /// `go to (10, 20, 30) k`: per position, its label and the test `k == position`, and
+    /// the test `k < 1 .or. k > 3` (no jump). `computed_goto` rewrites it into `if`s
+    /// before lowering; one it cannot rewrite stays and is an error.
+    ComputedGoto {
+        tests: Vec<(String, Expr)>,
+        out_of_range: Expr,
     },
     Stop,
     /// Input/output; `data` holds the (lower-case) names its items mention.

@@ -46,12 +46,13 @@
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers,
+//! backward and assigned `goto`, `equivalence`, pointers,
 //! allocatable arguments, assumed-size arrays, polymorphic and allocatable derived-type
 //! variables, array-valued functions as the entry, allocatable module variables, `read`.
 
 pub mod ast;
 mod blas;
+mod computed_goto;
 mod constructor;
 mod data;
 mod decl;
@@ -232,6 +233,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
         return Err(d);
     }
     let mut file = parse::parse_file(source, root);
+    computed_goto::rewrite(&mut file);
     keywords::positional(&mut file);
     let (bindings, derived_errors) = derived::lower_file(&mut file);
     let unit = scan::scan(&file)?;

@@ -472,8 +472,8 @@ impl<'s> Parser<'s> {
                         }
                     }
                     "return" => StmtKind::Return,
-                    // A computed `goto (10, 20) k` lists several labels: `None`.
-                    w if w.starts_with("goto") && self.text(n).contains('(') => StmtKind::Goto { label: None },
+                    // A computed `goto (10, 20, 30) k`: an `if` chain of plain `goto`s.
+                    w if w.starts_with("goto") && self.text(n).contains('(') => self.computed_goto(n, span),
                     w if w.starts_with("goto") => {
                         let label = named(n)
                             .into_iter()
@@ -611,7 +611,9 @@ impl<'s> Parser<'s> {
         let mut body = Vec::new();
         for s in kids.iter().skip(1) {
             match s.kind() {
-                "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                "end_do_loop_statement" | "statement_label_reference" => {}
+                // A label inside the body (`10 p(i) = ...`): a `goto 10` in the body jumps to it.
+                "statement_label" => body.push(self.stmt(*s)),
                 // `10 continue`: the label too (a `goto 10` in the body skips to it).
                 "end_do_label_loop_statement" => {
                     for t in named(*s) {
@@ -714,6 +716,44 @@ impl<'s> Parser<'s> {
             cases.push(c);
         }
         StmtKind::Select(Box::new(SelectCase { selector, cases }))
+    }
+
+    /// `go to (l1, l2, ..., ln) [,] e`: jumps to the k-th label when `e` is k, else goes
+    /// on. Each test reads `e` again (an integer selector has no side effects).
+    fn computed_goto(&mut self, n: Node, span: Span) -> StmtKind {
+        let kids = named(n);
+        let labels: Vec<String> = kids
+            .iter()
+            .filter(|c| c.kind() == "statement_label_reference")
+            .map(|c| self.text(*c).trim().to_string())
+            .collect();
+        let selector = kids.iter().copied().rfind(|c| c.kind() != "statement_label_reference");
+        let Some(selector) = selector.filter(|_| !labels.is_empty()) else {
+            return StmtKind::Unsupported(
+                Diagnostic::error(span, "assigned `goto` is not supported")
+                    .with_help("rewrite the control flow with `select case` and `if` blocks"),
+            );
+        };
+        let count = labels.len();
+        let mut tests = Vec::new();
+        for (k, label) in labels.into_iter().enumerate() {
+            let cond = self.compare(selector, CmpOp::Eq, k + 1);
+            tests.push((label, cond));
+        }
+        let below = self.compare(selector, CmpOp::Lt, 1);
+        let above = self.compare(selector, CmpOp::Gt, count);
+        let at = below.span;
+        let out_of_range =
+            self.new_expr(at, ExprKind::Logical { op: LogicalOp::Or, lhs: Box::new(below), rhs: Box::new(above) });
+        StmtKind::ComputedGoto { tests, out_of_range }
+    }
+
+    /// `e op value`, with `e` parsed afresh from `n`.
+    fn compare(&mut self, n: Node, op: CmpOp, value: usize) -> Expr {
+        let lhs = self.expr(n);
+        let at = lhs.span;
+        let rhs = self.new_expr(at, ExprKind::Number(value.to_string()));
+        self.new_expr(at, ExprKind::Compare { op, lhs: Box::new(lhs), rhs: Box::new(rhs) })
     }
 
     fn new_expr(&mut self, span: Span, kind: ExprKind) -> Expr {

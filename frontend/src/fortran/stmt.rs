@@ -91,10 +91,15 @@ impl<'s, 't> Lowerer<'s, 't> {
                  outside `do` loops); a jump out of a `do` loop, into a block or across another jump's label is not \
                  supported: restructure with `if` blocks",
             ),
-            S::Goto { label: None } => unsupported(
+            S::Goto { label: None } => {
+                unsupported(self, "assigned `goto` is", "rewrite the control flow with `select case` and `if` blocks")
+            }
+            S::ComputedGoto { .. } => unsupported(
                 self,
-                "computed and assigned `goto` are",
-                "rewrite the control flow with `select case` and `if` blocks",
+                "this computed `goto` is",
+                "adjc lowers `go to (10, 20, ...) k` when its labels follow it in the same statement list, no \
+                 other `goto` jumps to them and nothing before the last label changes `k`; else rewrite it with \
+                 `select case`",
             ),
             S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
             S::Io { kind, data } if output_only(*kind, &self.text(n)) => {
