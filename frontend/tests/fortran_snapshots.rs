@@ -97,7 +97,8 @@ example_snapshot!(
     donor_cell,
     species_fall,
     column_condense,
-    eos_select
+    eos_select,
+    generic_limit
 );
 
 #[test]
@@ -107,5 +108,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 51, "add the new example to example_snapshot! above");
+    assert_eq!(n, 52, "add the new example to example_snapshot! above");
 }

@@ -136,6 +136,13 @@ pub enum ModuleItem {
     /// `type name ... end type`.
     TypeDef(TypeDef),
     Contains(Vec<Procedure>),
+    /// `interface name; module procedure a, b; end interface`: the generic name as spelled
+    /// and its specific procedures (lower case).
+    Generic {
+        name: String,
+        span: Span,
+        procs: Vec<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -152,6 +152,30 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .err(a, "array sections and array expressions as arguments are not supported yet")
                 .with_help("pass a whole array"));
         }
+        // An array element: passed by reference in Fortran, so what the callee stores in
+        // the dummy goes back to the element (copied back after the inlined body).
+        if let AKind::Call { callee, args } = &a.kind {
+            let key = self.text(&**callee).to_ascii_lowercase();
+            let is_index = self.loops.iter().any(|(x, _)| *x == key);
+            if let (Some(_), false, Some(Binding::Var(v))) = (callee.as_name(), is_index, self.names.get(&key).cloned())
+            {
+                if self.f.var(v).ty.is_array() {
+                    let subs = self.subscripts(a, v, args)?;
+                    let index: Option<Vec<Expr>> = subs
+                        .into_iter()
+                        .map(|s| match s {
+                            super::expr::Sub::Index(e) => Some(e),
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(index) = index {
+                        let elem = self.f.var(v).ty.elem();
+                        let value = Expr::load(v, index.clone(), elem);
+                        return Ok(Actual::Element(value, Place::element(v, index)));
+                    }
+                }
+            }
+        }
         Ok(Actual::Value(self.expr(a, None)?))
     }
 
@@ -166,6 +190,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.implicit_none = spec.implicit_none;
         self.define_all_constants(proc, spec)?;
         let mut arrays: Vec<(Sym<'t>, VarId, &'t AExpr)> = Vec::new();
+        // Temporaries standing for array elements, copied back after the body.
+        let mut copy_back: Vec<(VarId, Place, &'t AExpr)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
             let (Some(actual), Some(node)) = (actual, node) else {
@@ -211,9 +237,26 @@ impl<'s, 't> Lowerer<'s, 't> {
                     Binding::Var(v)
                 }
                 Actual::Text => continue,
-                Actual::Value(e) if sym.dims.is_some() => {
-                    let _ = e;
+                Actual::Value(_) | Actual::Element(..) if sym.dims.is_some() => {
                     return Err(self.err(node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
+                }
+                Actual::Element(e, _) if elem == Scalar::I64 && e.ty == Scalar::I64 => Binding::Const(e),
+                Actual::Element(e, place) => {
+                    if (e.ty == Scalar::Bool) != (elem == Scalar::Bool)
+                        || (elem == Scalar::I64) != (e.ty == Scalar::I64)
+                    {
+                        return Err(self.err(node, format!("`{}` is {} in `{}`", sym.name, elem, proc.name)));
+                    }
+                    let t = self.f.add_var(
+                        self.temp_name(&format!("{}_arg", sym.name)),
+                        Type::Scalar(elem),
+                        VarRole::Temp,
+                        *span,
+                    );
+                    self.span = self.sp(n);
+                    self.emit(StmtKind::Assign { target: Place::scalar(t), value: e.cast(elem) });
+                    copy_back.push((t, place, node));
+                    Binding::Var(t)
                 }
                 Actual::Value(e) if elem == Scalar::I64 => Binding::Const(e.cast(Scalar::I64)),
                 Actual::Value(e) => {
@@ -265,12 +308,76 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         self.declare_locals(spec, Vec::new())?;
         let stmts = self.statement_functions(spec, spec.stmts)?;
+        // What the body writes (after the temporaries got their values).
+        let mark = self.blocks.last().map_or(0, |b| b.len());
         self.body_with_loop_returns(|lw| lw.body_with_returns(stmts))?;
+        let body: Block = self.blocks.last().map(|b| b.get(mark..).unwrap_or(&[]).to_vec()).unwrap_or_default();
+        let written = crate::irutil::written_in(&body);
+        for (t, place, node) in copy_back {
+            if !written.contains(&t) {
+                continue;
+            }
+            if place.index.iter().any(|i| i.vars().iter().any(|v| written.contains(v))) {
+                return Err(self
+                    .err(node, format!("`{}` changes an index of this argument, which it also assigns", proc.name))
+                    .with_help("pass the element through a local variable"));
+            }
+            let elem = self.f.var(place.var).ty.elem();
+            self.span = self.sp(n);
+            self.emit(StmtKind::Assign { target: place, value: Expr::var(t, self.f.var(t).ty.elem()).cast(elem) });
+        }
         Ok(result)
     }
 }
 
 impl<'s, 't> Lowerer<'s, 't> {
+    /// The specific procedure a call of the generic `name` (`interface scale; module
+    /// procedure scale_s, scale_v; end interface`) means: the one whose dummies take the
+    /// arguments (their number, keywords, and for each argument whether it is an array and
+    /// its rank). `None` when `name` is not generic; an error when no specific, or more
+    /// than one, fits.
+    pub fn resolve_generic(&mut self, n: Span, name: &str, args: &'t [AExpr]) -> R<Option<&'s Proc<'t>>> {
+        let unit: &'s super::scan::Unit<'t> = self.unit;
+        let Some(specifics) = unit.generics.get(&name.to_ascii_lowercase()) else { return Ok(None) };
+        let mut ranks = Vec::new();
+        for a in args {
+            let value = match &a.kind {
+                AKind::Keyword { value, .. } => &**value,
+                _ => a,
+            };
+            ranks.push(self.shape_of(value)?.map_or(0, |s| s.len()));
+        }
+        let mut fits = Vec::new();
+        for specific in specifics {
+            let Some(proc) = unit.find(specific) else {
+                return Err(self.err(n, format!("the generic `{name}` names `{specific}`, which is not in the files")));
+            };
+            let spec = self.read_spec(proc)?;
+            let Ok(matched) = self.match_arguments(n, proc, &spec, args) else { continue };
+            let ok = matched.iter().zip(&spec.dummies).all(|(a, (d, _))| {
+                let Some(a) = a else { return true };
+                let k = args.iter().position(|x| {
+                    std::ptr::eq(x, *a) || matches!(&x.kind, AKind::Keyword { value, .. } if std::ptr::eq(&**value, *a))
+                });
+                let rank = spec.local.get(d.as_str()).and_then(|s| s.dims.as_ref()).map_or(0, |d| d.len());
+                k.is_some_and(|k| ranks[k] == rank)
+            });
+            if ok {
+                fits.push(proc);
+            }
+        }
+        match fits.as_slice() {
+            [one] => Ok(Some(*one)),
+            [] => Err(self
+                .err(n, format!("no specific procedure of the generic `{name}` takes these arguments"))
+                .with_help(format!("its procedures: {}", specifics.join(", ")))),
+            _ => {
+                Err(self
+                    .err(n, format!("more than one specific procedure of the generic `{name}` takes these arguments")))
+            }
+        }
+    }
+
     /// Inlines the calls of array-valued functions in `n` (the right-hand side of an
     /// assignment) before the statement, so that the statement reads their results.
     pub fn hoist_array_calls(&mut self, n: &'t AExpr) -> R<()> {
@@ -306,6 +413,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 enum Actual {
     Var(VarId),
     Value(Expr),
+    /// An array element (its value, and the element for the copy back).
+    Element(Expr, Place),
     /// The argument of a `character` dummy: not lowered (text).
     Text,
 }

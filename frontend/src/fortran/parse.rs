@@ -63,10 +63,26 @@ impl<'s> Parser<'s> {
                 "internal_procedures" => items.push(ModuleItem::Contains(self.contained(c))),
                 "derived_type_definition" => items.push(ModuleItem::TypeDef(self.type_def(c))),
                 "enum" => items.push(ModuleItem::Decl(self.enumerators(c))),
+                "interface" => items.extend(self.generic(c)),
                 _ => {}
             }
         }
         ModuleUnit { kind, name, span: self.sp(n), items }
+    }
+
+    /// `interface name; module procedure a, b; end interface`: a generic name and its
+    /// specific procedures (an interface block of another form is not kept).
+    fn generic(&mut self, n: Node) -> Option<ModuleItem> {
+        let kids = named(n);
+        let head = kids.iter().find(|c| c.kind() == "interface_statement")?;
+        let name = named(*head).into_iter().find(|c| c.kind() == "name").map(|c| self.text(c).to_string())?;
+        let mut procs = Vec::new();
+        for p in kids.iter().filter(|c| c.kind() == "procedure_statement") {
+            procs.extend(
+                named(*p).into_iter().filter(|c| c.kind() == "method_name").map(|c| self.text(c).to_ascii_lowercase()),
+            );
+        }
+        (!procs.is_empty()).then(|| ModuleItem::Generic { name, span: self.sp(n), procs })
     }
 
     fn contained(&mut self, n: Node) -> Vec<Procedure> {

@@ -35,6 +35,9 @@ pub struct Unit<'t> {
     pub modules: Vec<String>,
     /// The declarations of each module (lower-case name), for its variables (`state`).
     pub module_decls_of: std::collections::BTreeMap<String, Vec<&'t ast::Decl>>,
+    /// Generic names (lower case) of the modules' interfaces and their specific
+    /// procedures, resolved at each call by the arguments (`inline::resolve_generic`).
+    pub generics: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl<'t> Unit<'t> {
@@ -50,8 +53,13 @@ impl<'t> Unit<'t> {
 }
 
 pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
-    let mut u =
-        Unit { procs: Vec::new(), module_decls: Vec::new(), modules: Vec::new(), module_decls_of: Default::default() };
+    let mut u = Unit {
+        procs: Vec::new(),
+        module_decls: Vec::new(),
+        modules: Vec::new(),
+        module_decls_of: Default::default(),
+        generics: Default::default(),
+    };
     for unit in &file.units {
         match unit {
             TopUnit::Procedure(p) => push_proc(p, Vec::new(), false, None, &mut u),
@@ -83,6 +91,9 @@ pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
                             decls.push(d);
                         }
                         ModuleItem::TypeDef(_) => {}
+                        ModuleItem::Generic { name, procs, .. } => {
+                            u.generics.entry(name.to_ascii_lowercase()).or_default().extend(procs.iter().cloned());
+                        }
                         ModuleItem::Contains(procs) => {
                             for p in procs {
                                 push_proc(p, decls.clone(), implicit_none, module.clone(), &mut u);

@@ -61,6 +61,12 @@ impl<'s, 't> Lowerer<'s, 't> {
                     self.inline_call(n.span, proc, args, None)?;
                     return Ok(());
                 }
+                if let Some(proc) = self.resolve_generic(n.span, name, args)? {
+                    if proc.kind == ProcKind::Subroutine {
+                        self.inline_call(n.span, proc, args, None)?;
+                        return Ok(());
+                    }
+                }
                 let help = if self.unit.find(name).is_some() {
                     "inline the subroutine body into the kernel"
                 } else {
