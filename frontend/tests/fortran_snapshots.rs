@@ -98,7 +98,8 @@ example_snapshot!(
     species_fall,
     column_condense,
     eos_select,
-    generic_limit
+    generic_limit,
+    elemental_gammas
 );
 
 #[test]
@@ -108,5 +109,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 52, "add the new example to example_snapshot! above");
+    assert_eq!(n, 53, "add the new example to example_snapshot! above");
 }

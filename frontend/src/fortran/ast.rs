@@ -161,6 +161,8 @@ pub struct Procedure {
     pub span: Span,
     /// `pure` or `elemental`, and not `impure`.
     pub pure: bool,
+    /// `elemental` (also `impure elemental`): called on arrays, it runs element by element.
+    pub elemental: bool,
     /// Dummy arguments as spelled, in order.
     pub dummies: Vec<(String, Span)>,
     /// `result(r)`, as spelled.

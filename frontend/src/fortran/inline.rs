@@ -135,7 +135,25 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     fn actual(&mut self, a: &'t AExpr, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
-        if !dummy_is_array && el.is_some() {
+        if let (false, Some(offs)) = (dummy_is_array, el) {
+            // A whole array applied element by element (an elemental subroutine): the
+            // element at these offsets, by reference (copied back when assigned).
+            if let AKind::Name(_) = a.kind {
+                let key = self.text(a).to_ascii_lowercase();
+                if let Some(Binding::Var(v)) = self.names.get(&key).cloned() {
+                    let ty = self.f.var(v).ty.clone();
+                    if ty.is_array() && ty.rank() == offs.len() {
+                        let index: Vec<Expr> = ty
+                            .dims()
+                            .iter()
+                            .zip(offs)
+                            .map(|(d, o)| crate::sym::canon(&d.lower.clone().add(o.clone())))
+                            .collect();
+                        let value = Expr::load(v, index.clone(), ty.elem());
+                        return Ok(Actual::Element(value, Place::element(v, index)));
+                    }
+                }
+            }
             return Ok(Actual::Value(self.expr(a, el)?));
         }
         if let AKind::Name(_) = a.kind {
@@ -331,6 +349,73 @@ impl<'s, 't> Lowerer<'s, 't> {
 }
 
 impl<'s, 't> Lowerer<'s, 't> {
+    /// `call f(a, b, s)` of an `elemental` subroutine with array arguments: loops over the
+    /// arrays' shape (the first index innermost), inlining `f` on the elements at each
+    /// position; an element the body assigns is stored back (intent `out`/`inout`).
+    /// Array arguments must be whole arrays of one shape; scalar arguments are broadcast.
+    pub fn elemental_call(&mut self, n: Span, proc: &Proc<'t>, args: &'t [AExpr]) -> R<()> {
+        let mut shape: Option<Vec<Dim>> = None;
+        for a in args {
+            let value = match &a.kind {
+                AKind::Keyword { value, .. } => &**value,
+                _ => a,
+            };
+            if self.shape_of(value)?.is_none() {
+                continue;
+            }
+            let dims = match (&value.kind, self.names.get(&self.text(value).to_ascii_lowercase()).cloned()) {
+                (AKind::Name(_), Some(Binding::Var(v))) => self.f.var(v).ty.dims().to_vec(),
+                _ => {
+                    return Err(self
+                        .err(value, format!("`{}` is elemental: pass whole arrays to it", proc.name))
+                        .with_help("array sections and expressions as arguments of elemental subroutines are not supported yet; loop over the elements"))
+                }
+            };
+            match &shape {
+                None => shape = Some(dims),
+                Some(s) => {
+                    let same =
+                        s.len() == dims.len() && s.iter().zip(&dims).all(|(a, b)| same_expr(&a.extent, &b.extent));
+                    if !same {
+                        return Err(self.err(
+                            value,
+                            format!("the arguments of the elemental `{}` have different shapes", proc.name),
+                        ));
+                    }
+                }
+            }
+        }
+        let Some(shape) = shape else {
+            self.inline_call(n, proc, args, None)?;
+            return Ok(());
+        };
+        let mut ivs = Vec::new();
+        let mut taken = Vec::new();
+        for _ in &shape {
+            let name = self.index_name(&taken);
+            taken.push(name.clone());
+            ivs.push(self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Index, n));
+        }
+        let offs: Vec<Expr> = ivs.iter().map(|v| Expr::var(*v, Scalar::I64)).collect();
+        let mut body = self.with_block(|lw| lw.inline_call(n, proc, args, Some(&offs)).map(|_| ()))?;
+        for (k, d) in shape.iter().enumerate() {
+            let l = Loop {
+                id: LoopId::NEW,
+                var: ivs[k],
+                start: Expr::int(0),
+                stop: d.extent.clone(),
+                step: Expr::int(1),
+                body,
+            };
+            body = vec![Stmt::new(StmtKind::Loop(l), n)];
+        }
+        self.span = n;
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(body);
+        }
+        Ok(())
+    }
+
     /// The specific procedure a call of the generic `name` (`interface scale; module
     /// procedure scale_s, scale_v; end interface`) means: the one whose dummies take the
     /// arguments (their number, keywords, and for each argument whether it is an array and

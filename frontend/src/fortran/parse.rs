@@ -132,6 +132,11 @@ impl<'s> Parser<'s> {
             let prefix: Vec<&str> = prefix.split_whitespace().collect();
             (prefix.contains(&"pure") || prefix.contains(&"elemental")) && !prefix.contains(&"impure")
         });
+        let elemental = header.is_some_and(|h| {
+            let words = self.text(h).to_ascii_lowercase();
+            let prefix = words.split(['(', '!']).next().unwrap_or("").to_string();
+            prefix.split_whitespace().any(|w| w == "elemental")
+        });
         let mut spec = Vec::new();
         let mut body = Vec::new();
         let mut contains = Vec::new();
@@ -165,7 +170,20 @@ impl<'s> Parser<'s> {
             };
             spec.push(SpecItem { span, kind });
         }
-        Procedure { kind, name, name_span, span: self.sp(n), pure, dummies, result, result_type, spec, body, contains }
+        Procedure {
+            kind,
+            name,
+            name_span,
+            span: self.sp(n),
+            pure,
+            elemental,
+            dummies,
+            result,
+            result_type,
+            spec,
+            body,
+            contains,
+        }
     }
 
     /// `data a, b(2) /1.0, 3*0.0/, c /2.0/`: objects and values of each group; a value

@@ -58,6 +58,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return self.leave_out(n, name, args);
                 }
                 if let Some(proc) = self.unit.find(name).filter(|p| p.kind == ProcKind::Subroutine) {
+                    if proc.node.elemental {
+                        return self.elemental_call(n.span, proc, args);
+                    }
                     self.inline_call(n.span, proc, args, None)?;
                     return Ok(());
                 }
