@@ -381,6 +381,10 @@ pub enum StmtKind {
     /// A declaration after the first executable statement.
     Declaration(Decl),
     Where(Box<WhereBlock>),
+    /// `forall (i = a:b, j = ..., mask) stmt` or the construct: one `do concurrent`-style
+    /// loop (control `Concurrent`, the mask among its items) per assignment of the body, in
+    /// order (each assignment is done for every index before the next one starts).
+    Forall(Vec<DoLoop>),
     Select(Box<SelectCase>),
     /// A statement label (`10` of `10 continue`).
     Label(String),
@@ -429,7 +433,9 @@ pub enum DoControl {
 pub enum ConcurrentItem {
     /// `i = start:last[:step]` (`var` is a name).
     Control { span: Span, var: Expr, start: Expr, last: Expr, step: Option<Expr> },
-    /// The mask, or an index adjc cannot read.
+    /// The mask (`forall (i = 1:n, x(i) > 0)`, `do concurrent (..., mask)`).
+    Mask { span: Span, cond: Expr },
+    /// An index adjc cannot read.
     Other { span: Span, mask: bool },
 }
 

@@ -544,7 +544,7 @@ impl<'s> Parser<'s> {
             "equivalence_statement" => no("`equivalence` is", "use separate variables"),
             "where_statement" => self.where_stmt(n, span),
             "select_case_statement" => self.select_case(n, span),
-            "forall_statement" => no("`forall` is", "write `do` loops"),
+            "forall_statement" => self.forall(n, span),
             "associate_statement" | "block_construct" => no("this construct is", "write it without it"),
             "parameter_statement" => StmtKind::Parameter(self.parameter_defs(n)),
             "variable_modification" => StmtKind::Declaration(self.decl(n)),
@@ -584,6 +584,49 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// `forall (i = a:b[:s], ..., mask) x(i) = ...` and the `forall ... end forall`
+    /// construct: one loop per statement of the body (see [`StmtKind::Forall`]).
+    fn forall(&mut self, n: Node, span: Span) -> StmtKind {
+        let kids = named(n);
+        let mut header: Vec<Node> = Vec::new();
+        let mut body: Vec<Node> = Vec::new();
+        for k in kids {
+            match k.kind() {
+                "comment" | "end_forall_statement" => {}
+                "triplet_spec" if body.is_empty() => header.push(k),
+                x if x.ends_with("_statement") || x == "statement_label" => body.push(k),
+                _ if body.is_empty() => header.push(k),
+                _ => body.push(k),
+            }
+        }
+        let mut loops = Vec::new();
+        for stmt in body {
+            let mut items = Vec::new();
+            for h in &header {
+                let hspan = self.sp(*h);
+                if h.kind() != "triplet_spec" {
+                    items.push(ConcurrentItem::Mask { span: hspan, cond: self.expr(*h) });
+                    continue;
+                }
+                let c = named(*h);
+                if c.len() < 3 || c.len() > 4 || c[0].kind() != "identifier" {
+                    items.push(ConcurrentItem::Other { span: hspan, mask: false });
+                    continue;
+                }
+                items.push(ConcurrentItem::Control {
+                    span: hspan,
+                    var: self.expr(c[0]),
+                    start: self.expr(c[1]),
+                    last: self.expr(c[2]),
+                    step: c.get(3).map(|s| self.expr(*s)),
+                });
+            }
+            let body = vec![self.stmt(stmt)];
+            loops.push(DoLoop { head: span, name: None, control: DoControl::Concurrent { span, items }, body });
+        }
+        StmtKind::Forall(loops)
+    }
+
     fn do_loop(&mut self, n: Node, span: Span) -> StmtKind {
         let mut kids = named(n);
         // `outer: do ...`: the construct name comes first.
@@ -620,7 +663,7 @@ impl<'s> Parser<'s> {
             for p in header.map(named).unwrap_or_default() {
                 let pspan = self.sp(p);
                 if p.kind() != "concurrent_control" {
-                    items.push(ConcurrentItem::Other { span: pspan, mask: true });
+                    items.push(ConcurrentItem::Mask { span: pspan, cond: self.expr(p) });
                     continue;
                 }
                 let c = named(p);
@@ -1048,17 +1091,17 @@ mod tests {
     #[test]
     fn unknown_constructs_become_located_errors() {
         let src =
-            "subroutine k(x)\n  real(8) :: x(4)\n  forall (i = 1:4) x(i) = 0d0\n  x(1) = (1.0, 2.0)\nend subroutine\n";
+            "subroutine k(x)\n  real(8) :: x(4)\n  block\n    x(2) = 0d0\n  end block\n  x(1) = (1.0, 2.0)\nend subroutine\n";
         let f = parse(src);
         let p = only_procedure(&f);
         let StmtKind::Unsupported(d) = &p.body[0].kind else { panic!("unsupported: {:?}", p.body[0]) };
         assert_eq!((d.span.line, d.span.col), (3, 3));
-        assert_eq!(d.message, "`forall` is not supported");
+        assert_eq!(d.message, "this construct is not supported");
         let StmtKind::Assign { rhs, .. } = &p.body[1].kind else { panic!() };
         let ExprKind::Unsupported(d) = &rhs.kind else { panic!("unsupported: {rhs:?}") };
-        assert_eq!((d.span.line, d.span.col, d.message.as_str()), (4, 10, "complex numbers are not supported"));
+        assert_eq!((d.span.line, d.span.col, d.message.as_str()), (6, 10, "complex numbers are not supported"));
         // Through the frontend: the same error, rendered with its location and a caret.
-        let e = crate::lower_fortran("k.f90", src, &Default::default()).expect_err("forall is rejected");
+        let e = crate::lower_fortran("k.f90", src, &Default::default()).expect_err("block is rejected");
         let shown = e.render("k.f90", src);
         assert!(shown.contains("k.f90:3:3"), "{shown}");
         assert!(shown.contains('^'), "{shown}");
