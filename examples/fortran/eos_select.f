@@ -3,7 +3,7 @@ c     F77 codes (OpenAD's regression suite, old NAS routines): the jump
 c     table enters at the IEOS-th label, a case may fall through into
 c     the next one (20 into 30), GO TO 50 ends the iteration, and an
 c     IEOS out of range runs the statements after the GO TO.
-c     adjc check: --sizes n=5,ieos=2 --init rho=uniform(0.5,1.5) --init t=uniform(1,2)
+! adjc check: --sizes n=5,ieos=2 --init rho=uniform(0.5,1.5) --init t=uniform(1,2)
       subroutine eos_select(n, ieos, rho, t, p)
       implicit none
       integer n, ieos, i
