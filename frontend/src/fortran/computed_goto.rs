@@ -139,7 +139,7 @@ fn rewrite_at(stmts: &[Stmt], i: usize, targets: &BTreeSet<String>) -> Option<(V
         let mut cond = out_of_range.clone();
         for (label, test) in tests {
             let rank = positions.iter().position(|&p| matches!(&stmts[p].kind, StmtKind::Label(l) if l == label));
-            if rank.is_some_and(|r| r + 1 <= seg) {
+            if rank.is_some_and(|r| r < seg) {
                 cond = Expr {
                     id: cond.id,
                     span: cond.span,

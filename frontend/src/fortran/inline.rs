@@ -60,7 +60,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             if let Some(names) = self.host_scopes.get(host) {
                 self.names = names
                     .iter()
-                    .filter(|(k, _)| spec.local.get(k.as_str()).is_none() && !spec.dummies.iter().any(|(d, _)| d == *k))
+                    .filter(|(k, _)| !spec.local.contains_key(k.as_str()) && !spec.dummies.iter().any(|(d, _)| d == *k))
                     .map(|(k, b)| (k.clone(), b.clone()))
                     .collect();
             }

@@ -40,7 +40,10 @@
 //! `if (lhook) call dr_hook(...)` is left out whole, output statements and `character`
 //! variables too (text: any use in the computation is an error). Names are lower case
 //! unless `keep_case`. Forward `goto`s are structured exits
-//! (`returns`); `data` statements (`data`), statement functions (`stmt_fn`).
+//! (`returns`); computed `goto` a jump table of `if`s (`computed_goto`); `data`
+//! statements (`data`), statement functions (`stmt_fn`). Internal procedures, generic
+//! interfaces and `elemental` subroutines on arrays are inlined (`inline`); `forall` is
+//! `do concurrent` per assignment (`stmt`).
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.

@@ -10,6 +10,8 @@ use adjc_ir::*;
 
 type AExpr = ast::Expr;
 type AStmt = ast::Stmt;
+/// The masks of a `where` group (each maybe negated) and its statements.
+type MaskedGroup<'t> = (Vec<(&'t AExpr, bool)>, Vec<&'t AStmt>);
 
 impl<'s, 't> Lowerer<'s, 't> {
     pub fn stmt(&mut self, n: &'t AStmt) -> R<()> {
@@ -526,8 +528,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let mask = &w.mask;
         // Each group's masks: `where (m1)` is `m1`; `elsewhere (m2)` after it `.not. m1
         // .and. m2`; a final `elsewhere` `.not.` of every mask before.
-        let mut groups: Vec<(Vec<(&'t AExpr, bool)>, Vec<&'t AStmt>)> =
-            vec![(vec![(mask, false)], w.body.iter().collect())];
+        let mut groups: Vec<MaskedGroup<'t>> = vec![(vec![(mask, false)], w.body.iter().collect())];
         let mut before: Vec<(&'t AExpr, bool)> = vec![(mask, true)];
         let mut mask_names = mask.names();
         for e in &w.elsewhere {
