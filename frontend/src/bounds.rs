@@ -377,7 +377,9 @@ struct Access {
 pub fn index_checks(f: &Function) -> Result<Vec<Assumption>, Diagnostic> {
     let mut out = Vec::new();
     let extents = extent_params(f);
-    let mut cx = Walk { f, out: &mut out, loops: Vec::new(), guards: Vec::new(), extents };
+    let locals = crate::index_vars::index_local_ranges(f);
+    let mut cx =
+        Walk { f, out: &mut out, loops: Vec::new(), guards: Vec::new(), extents, locals, assigned: Default::default() };
     cx.block(&f.body)?;
     // Keep one of identical checks, and drop a check that a stronger one under the same
     // guard implies (`M <= n + 1` beside `M <= n`).
@@ -471,6 +473,10 @@ struct Walk<'a> {
     guards: Vec<Vec<Fact>>,
     /// Parameters that are array extents (never negative).
     extents: Vec<VarId>,
+    /// Integer locals assigned in the routine with a range over parameters
+    /// (`crate::index_vars`), and those definitely assigned at the current point.
+    locals: BTreeMap<VarId, LoopRange>,
+    assigned: crate::index_vars::Assigned,
 }
 
 /// `lo <= hi`, over parameters.
@@ -491,6 +497,14 @@ impl<'a> Walk<'a> {
         |v| self.f.is_param(v)
     }
 
+    /// The enclosing loops, then the integer locals assigned on every path to here with
+    /// their ranges (`crate::index_vars`), as loop variables.
+    fn loops_here(&self) -> Vec<LoopRange> {
+        let mut loops = self.loops.clone();
+        loops.extend(self.assigned.0.iter().filter_map(|v| self.locals.get(v)).cloned());
+        loops
+    }
+
     fn block(&mut self, b: &Block) -> Result<(), Diagnostic> {
         for s in b {
             self.stmt(s)?;
@@ -503,11 +517,15 @@ impl<'a> Walk<'a> {
             StmtKind::Assign { target, value } | StmtKind::Accumulate { target, value, .. } => {
                 self.place(target, s.span)?;
                 self.expr(value, s.span)?;
+                if target.index.is_empty() && self.locals.contains_key(&target.var) {
+                    self.assigned.0.insert(target.var);
+                }
             }
             StmtKind::Loop(l) => {
                 for e in [&l.start, &l.stop, &l.step] {
                     self.expr(e, s.span)?;
                 }
+                let before = self.assigned.clone();
                 let r = LoopRange::of_loop(l).unwrap_or_else(|| {
                     // A step only known at run time: the values lie between the bounds.
                     LoopRange {
@@ -516,12 +534,18 @@ impl<'a> Walk<'a> {
                         hi: min_max(Intrinsic::Max, l.start.clone(), sym::canon(&l.stop.clone().sub(Expr::int(1)))),
                     }
                 });
-                self.enter(r, s.span, &l.body)?;
+                let res = self.enter(r, s.span, &l.body);
+                // The body may run no iteration.
+                self.assigned = before;
+                res?;
             }
             // The body runs under the loops around the `while`, like an `if`'s branch.
             StmtKind::While(w) => {
                 self.expr(&w.cond, s.span)?;
-                self.block(&w.body)?;
+                let before = self.assigned.clone();
+                let res = self.block(&w.body);
+                self.assigned = before;
+                res?;
             }
             StmtKind::Map(m) => {
                 let n = m.dims.len();
@@ -533,7 +557,9 @@ impl<'a> Walk<'a> {
                     self.loops.push(r);
                     self.guards.push(g.into_iter().collect());
                 }
+                let before = self.assigned.clone();
                 let res = self.block(&m.body);
+                self.assigned = before;
                 for _ in 0..n {
                     self.loops.pop();
                     self.guards.pop();
@@ -542,15 +568,22 @@ impl<'a> Walk<'a> {
             }
             StmtKind::If { cond, then_body, else_body } => {
                 self.expr(cond, s.span)?;
+                let before = self.assigned.clone();
+                let mut after = Vec::new();
                 for (body, negate) in [(then_body, false), (else_body, true)] {
                     let saved = self.loops.clone();
                     let extra = if cond.ty == Scalar::Bool { self.refine(cond, negate) } else { Vec::new() };
                     self.guards.push(extra);
+                    self.assigned = before.clone();
                     let r = self.block(body);
                     self.guards.pop();
                     self.loops = saved;
                     r?;
+                    after.push(std::mem::take(&mut self.assigned));
                 }
+                let b = after.pop().unwrap_or_default();
+                let a = after.pop().unwrap_or_default();
+                self.assigned = crate::index_vars::Assigned::join(a, b);
             }
             StmtKind::Call(c) => {
                 for (var, view) in std::iter::once((c.out, &c.out_view)).chain(c.args.iter().copied().zip(&c.arg_views))
@@ -718,13 +751,14 @@ impl<'a> Walk<'a> {
     fn check(&mut self, a: Access) -> Result<(), Diagnostic> {
         let var = self.f.var(a.var);
         let Some(dim) = var.ty.dims().get(a.axis) else { return Ok(()) };
+        let loops = self.loops_here();
         let f = self.f;
         let fixed = |v: VarId| f.is_param(v);
         // The access runs only if its view is non-empty somewhere in the loops.
         let mut facts: Vec<Fact> = self.guards.iter().flatten().cloned().collect();
         if let Some(w) = &a.when {
             let ExprKind::Binary(_, _, len) = &w.kind else { return Ok(()) };
-            match bound(len, &self.loops, true, &fixed) {
+            match bound(len, &loops, true, &fixed) {
                 Some(most) => match most.as_int() {
                     Some(k) if k >= 1 => {}
                     Some(_) => return Ok(()),
@@ -755,8 +789,8 @@ impl<'a> Walk<'a> {
         let high_limit = sym::canon(&dim.lower.clone().add(dim.extent.clone()).sub(Expr::int(1)));
         let name = &var.name;
         let ext_ok = |v: VarId| self.extents.contains(&v);
-        let lo = ranges::bound_nonneg(&a.first, &self.loops, false, &fixed, &ext_ok);
-        let hi = ranges::bound_nonneg(&a.last, &self.loops, true, &fixed, &ext_ok);
+        let lo = ranges::bound_nonneg(&a.first, &loops, false, &fixed, &ext_ok);
+        let hi = ranges::bound_nonneg(&a.last, &loops, true, &fixed, &ext_ok);
         if lo.is_none() || hi.is_none() {
             if let Some((arr, c)) = gather(self.f, &a.first) {
                 let guard = facts
@@ -780,7 +814,7 @@ impl<'a> Walk<'a> {
                 .vars()
                 .into_iter()
                 .chain(a.last.vars())
-                .filter(|v| !self.f.is_param(*v) && !self.loops.iter().any(|l| l.var == *v))
+                .filter(|v| !self.f.is_param(*v) && !loops.iter().any(|l| l.var == *v))
                 .map(|v| format!("`{}`", self.f.var(v).name))
                 .collect();
             depends.dedup();
@@ -885,7 +919,7 @@ impl<'a> Walk<'a> {
         }
         // A reshaped view's leading index `l // (B * C)` with `l < A * B * C` is below `A`.
         let reshaped = match &a.last.kind {
-            ExprKind::Binary(BinOp::FloorDiv, num, d) if d.as_int().is_none() => bound(num, &self.loops, true, &fixed)
+            ExprKind::Binary(BinOp::FloorDiv, num, d) if d.as_int().is_none() => bound(num, &loops, true, &fixed)
                 .is_some_and(|u| {
                     let lhs = sym::sort_products(&u.add(Expr::int(1)));
                     let rhs = sym::sort_products(&(**d).clone().mul(dim.extent.clone()));

@@ -12,6 +12,7 @@
 
 mod bounds;
 pub mod fortran;
+mod index_vars;
 mod irutil;
 pub mod python;
 mod ranges;

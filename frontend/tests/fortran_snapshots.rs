@@ -93,7 +93,14 @@ example_snapshot!(
     vector_subscripts,
     rounding,
     converge,
-    search_exit
+    search_exit,
+    donor_cell,
+    species_fall,
+    column_condense,
+    eos_select,
+    generic_limit,
+    elemental_gammas,
+    forall_masks
 );
 
 #[test]
@@ -103,5 +110,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 47, "add the new example to example_snapshot! above");
+    assert_eq!(n, 54, "add the new example to example_snapshot! above");
 }

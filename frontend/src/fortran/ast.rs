@@ -136,6 +136,13 @@ pub enum ModuleItem {
     /// `type name ... end type`.
     TypeDef(TypeDef),
     Contains(Vec<Procedure>),
+    /// `interface name; module procedure a, b; end interface`: the generic name as spelled
+    /// and its specific procedures (lower case).
+    Generic {
+        name: String,
+        span: Span,
+        procs: Vec<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +161,8 @@ pub struct Procedure {
     pub span: Span,
     /// `pure` or `elemental`, and not `impure`.
     pub pure: bool,
+    /// `elemental` (also `impure elemental`): called on arrays, it runs element by element.
+    pub elemental: bool,
     /// Dummy arguments as spelled, in order.
     pub dummies: Vec<(String, Span)>,
     /// `result(r)`, as spelled.
@@ -165,7 +174,7 @@ pub struct Procedure {
     pub spec: Vec<SpecItem>,
     /// The executable statements.
     pub body: Vec<Stmt>,
-    /// Procedures after `contains` (adjc does not call them yet).
+    /// Internal procedures (after `contains`): inlined where called, with host association.
     pub contains: Vec<Procedure>,
 }
 
@@ -350,9 +359,16 @@ pub enum StmtKind {
     Exit(Option<String>),
     Cycle(Option<String>),
     Return,
-    /// `goto 10` (`label`), or a computed/assigned goto (`None`).
+    /// `goto 10` (`label`), or an assigned goto (`None`).
     Goto {
         label: Option<String>,
+    },
+    /// `go to (10, 20, 30) k`: per position, its label and the test `k == position`, and
+    /// the test `k < 1 .or. k > 3` (no jump). `computed_goto` rewrites it into `if`s
+    /// before lowering; one it cannot rewrite stays and is an error.
+    ComputedGoto {
+        tests: Vec<(String, Expr)>,
+        out_of_range: Expr,
     },
     Stop,
     /// Input/output; `data` holds the (lower-case) names its items mention.
@@ -365,6 +381,10 @@ pub enum StmtKind {
     /// A declaration after the first executable statement.
     Declaration(Decl),
     Where(Box<WhereBlock>),
+    /// `forall (i = a:b, j = ..., mask) stmt` or the construct: one `do concurrent`-style
+    /// loop (control `Concurrent`, the mask among its items) per assignment of the body, in
+    /// order (each assignment is done for every index before the next one starts).
+    Forall(Vec<DoLoop>),
     Select(Box<SelectCase>),
     /// A statement label (`10` of `10 continue`).
     Label(String),
@@ -413,7 +433,9 @@ pub enum DoControl {
 pub enum ConcurrentItem {
     /// `i = start:last[:step]` (`var` is a name).
     Control { span: Span, var: Expr, start: Expr, last: Expr, step: Option<Expr> },
-    /// The mask, or an index adjc cannot read.
+    /// The mask (`forall (i = 1:n, x(i) > 0)`, `do concurrent (..., mask)`).
+    Mask { span: Span, cond: Expr },
+    /// An index adjc cannot read.
     Other { span: Span, mask: bool },
 }
 

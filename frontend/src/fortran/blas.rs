@@ -143,7 +143,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         let shape = self.temp_shape(x)?.unwrap_or_default();
         let (t, view) = self.work_array("tmp", elem, &shape, self.sp(x));
         let subs: Vec<Sub> = shape.iter().map(|e| Sub::Range { lo: Expr::int(1), hi: e.clone(), st: 1 }).collect();
-        self.section_assign(t, &subs, x, None)?;
+        self.section_assign(t, &subs, x, &[])?;
         Ok((t, view))
     }
 

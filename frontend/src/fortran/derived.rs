@@ -219,7 +219,7 @@ pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<Stri
                         ModuleItem::Contains(ps) => {
                             ps.iter().for_each(|p| scan_proc(p, &mut types, &mut used, &mut max_id))
                         }
-                        ModuleItem::Implicit(_) => {}
+                        ModuleItem::Implicit(_) | ModuleItem::Generic { .. } => {}
                     }
                 }
             }

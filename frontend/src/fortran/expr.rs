@@ -277,6 +277,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         if self.unit.find(&key).is_some() {
             return Err(self.err(n, format!("`{key}` is a procedure, not a variable")));
         }
+        if self.host_param_arrays.contains(&key) {
+            return Err(self
+                .err(n, format!("the `parameter` array `{}` of a module is not supported yet", self.text(n)))
+                .with_help("declare the `parameter` array in the routine that reads it (adjc reads those)"));
+        }
         if self.host_vars.contains(&key) {
             return Err(self.err(n, format!("the module variable `{}` is not supported", self.text(n))).with_help(
                 "adjc passes module scalars and arrays with constant bounds; pass this one as an argument",

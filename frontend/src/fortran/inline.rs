@@ -51,9 +51,25 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let saved_absent = std::mem::take(&mut self.absent);
         let saved_names = std::mem::take(&mut self.names);
+        // An internal procedure sees its host's variables and constants (host
+        // association): the host's names, less those the procedure declares itself.
+        if let Some(host) = &proc.host_proc {
+            if *host == self.current_proc {
+                self.host_scopes.insert(host.clone(), saved_names.clone());
+            }
+            if let Some(names) = self.host_scopes.get(host) {
+                self.names = names
+                    .iter()
+                    .filter(|(k, _)| !spec.local.contains_key(k.as_str()) && !spec.dummies.iter().any(|(d, _)| d == *k))
+                    .map(|(k, b)| (k.clone(), b.clone()))
+                    .collect();
+            }
+        }
+        let saved_current = std::mem::replace(&mut self.current_proc, proc.name.to_ascii_lowercase());
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_implicit = self.implicit_none;
         let saved_host_vars = std::mem::take(&mut self.host_vars);
+        let saved_host_arrays = std::mem::take(&mut self.host_param_arrays);
         let saved_stmt_fns = std::mem::take(&mut self.stmt_fns);
         let saved_text = std::mem::take(&mut self.text_names);
         let saved_span = self.span;
@@ -62,9 +78,11 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.inline_depth -= 1;
         self.span = saved_span;
         self.names = saved_names;
+        self.current_proc = saved_current;
         self.loops = saved_loops;
         self.implicit_none = saved_implicit;
         self.host_vars = saved_host_vars;
+        self.host_param_arrays = saved_host_arrays;
         self.absent = saved_absent;
         self.stmt_fns = saved_stmt_fns;
         self.text_names = saved_text;
@@ -117,7 +135,25 @@ impl<'s, 't> Lowerer<'s, 't> {
     }
 
     fn actual(&mut self, a: &'t AExpr, dummy_is_array: bool, el: Option<&[Expr]>) -> R<Actual> {
-        if !dummy_is_array && el.is_some() {
+        if let (false, Some(offs)) = (dummy_is_array, el) {
+            // A whole array applied element by element (an elemental subroutine): the
+            // element at these offsets, by reference (copied back when assigned).
+            if let AKind::Name(_) = a.kind {
+                let key = self.text(a).to_ascii_lowercase();
+                if let Some(Binding::Var(v)) = self.names.get(&key).cloned() {
+                    let ty = self.f.var(v).ty.clone();
+                    if ty.is_array() && ty.rank() == offs.len() {
+                        let index: Vec<Expr> = ty
+                            .dims()
+                            .iter()
+                            .zip(offs)
+                            .map(|(d, o)| crate::sym::canon(&d.lower.clone().add(o.clone())))
+                            .collect();
+                        let value = Expr::load(v, index.clone(), ty.elem());
+                        return Ok(Actual::Element(value, Place::element(v, index)));
+                    }
+                }
+            }
             return Ok(Actual::Value(self.expr(a, el)?));
         }
         if let AKind::Name(_) = a.kind {
@@ -134,6 +170,30 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .err(a, "array sections and array expressions as arguments are not supported yet")
                 .with_help("pass a whole array"));
         }
+        // An array element: passed by reference in Fortran, so what the callee stores in
+        // the dummy goes back to the element (copied back after the inlined body).
+        if let AKind::Call { callee, args } = &a.kind {
+            let key = self.text(&**callee).to_ascii_lowercase();
+            let is_index = self.loops.iter().any(|(x, _)| *x == key);
+            if let (Some(_), false, Some(Binding::Var(v))) = (callee.as_name(), is_index, self.names.get(&key).cloned())
+            {
+                if self.f.var(v).ty.is_array() {
+                    let subs = self.subscripts(a, v, args)?;
+                    let index: Option<Vec<Expr>> = subs
+                        .into_iter()
+                        .map(|s| match s {
+                            super::expr::Sub::Index(e) => Some(e),
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(index) = index {
+                        let elem = self.f.var(v).ty.elem();
+                        let value = Expr::load(v, index.clone(), elem);
+                        return Ok(Actual::Element(value, Place::element(v, index)));
+                    }
+                }
+            }
+        }
         Ok(Actual::Value(self.expr(a, None)?))
     }
 
@@ -148,6 +208,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.implicit_none = spec.implicit_none;
         self.define_all_constants(proc, spec)?;
         let mut arrays: Vec<(Sym<'t>, VarId, &'t AExpr)> = Vec::new();
+        // Temporaries standing for array elements, copied back after the body.
+        let mut copy_back: Vec<(VarId, Place, &'t AExpr)> = Vec::new();
         let mut by_name: BTreeMap<String, Binding> = BTreeMap::new();
         for ((name, span), (actual, node)) in spec.dummies.iter().zip(actuals.into_iter().zip(args)) {
             let (Some(actual), Some(node)) = (actual, node) else {
@@ -193,9 +255,26 @@ impl<'s, 't> Lowerer<'s, 't> {
                     Binding::Var(v)
                 }
                 Actual::Text => continue,
-                Actual::Value(e) if sym.dims.is_some() => {
-                    let _ = e;
+                Actual::Value(_) | Actual::Element(..) if sym.dims.is_some() => {
                     return Err(self.err(node, format!("`{}` is an array in `{}`", sym.name, proc.name)));
+                }
+                Actual::Element(e, _) if elem == Scalar::I64 && e.ty == Scalar::I64 => Binding::Const(e),
+                Actual::Element(e, place) => {
+                    if (e.ty == Scalar::Bool) != (elem == Scalar::Bool)
+                        || (elem == Scalar::I64) != (e.ty == Scalar::I64)
+                    {
+                        return Err(self.err(node, format!("`{}` is {} in `{}`", sym.name, elem, proc.name)));
+                    }
+                    let t = self.f.add_var(
+                        self.temp_name(&format!("{}_arg", sym.name)),
+                        Type::Scalar(elem),
+                        VarRole::Temp,
+                        *span,
+                    );
+                    self.span = self.sp(n);
+                    self.emit(StmtKind::Assign { target: Place::scalar(t), value: e.cast(elem) });
+                    copy_back.push((t, place, node));
+                    Binding::Var(t)
                 }
                 Actual::Value(e) if elem == Scalar::I64 => Binding::Const(e.cast(Scalar::I64)),
                 Actual::Value(e) => {
@@ -247,12 +326,143 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         self.declare_locals(spec, Vec::new())?;
         let stmts = self.statement_functions(spec, spec.stmts)?;
+        // What the body writes (after the temporaries got their values).
+        let mark = self.blocks.last().map_or(0, |b| b.len());
         self.body_with_loop_returns(|lw| lw.body_with_returns(stmts))?;
+        let body: Block = self.blocks.last().map(|b| b.get(mark..).unwrap_or(&[]).to_vec()).unwrap_or_default();
+        let written = crate::irutil::written_in(&body);
+        for (t, place, node) in copy_back {
+            if !written.contains(&t) {
+                continue;
+            }
+            if place.index.iter().any(|i| i.vars().iter().any(|v| written.contains(v))) {
+                return Err(self
+                    .err(node, format!("`{}` changes an index of this argument, which it also assigns", proc.name))
+                    .with_help("pass the element through a local variable"));
+            }
+            let elem = self.f.var(place.var).ty.elem();
+            self.span = self.sp(n);
+            self.emit(StmtKind::Assign { target: place, value: Expr::var(t, self.f.var(t).ty.elem()).cast(elem) });
+        }
         Ok(result)
     }
 }
 
 impl<'s, 't> Lowerer<'s, 't> {
+    /// `call f(a, b, s)` of an `elemental` subroutine with array arguments: loops over the
+    /// arrays' shape (the first index innermost), inlining `f` on the elements at each
+    /// position; an element the body assigns is stored back (intent `out`/`inout`).
+    /// Array arguments must be whole arrays of one shape; scalar arguments are broadcast.
+    pub fn elemental_call(&mut self, n: Span, proc: &Proc<'t>, args: &'t [AExpr]) -> R<()> {
+        let mut shape: Option<Vec<Dim>> = None;
+        for a in args {
+            let value = match &a.kind {
+                AKind::Keyword { value, .. } => &**value,
+                _ => a,
+            };
+            if self.shape_of(value)?.is_none() {
+                continue;
+            }
+            let dims = match (&value.kind, self.names.get(&self.text(value).to_ascii_lowercase()).cloned()) {
+                (AKind::Name(_), Some(Binding::Var(v))) => self.f.var(v).ty.dims().to_vec(),
+                _ => {
+                    return Err(self
+                        .err(value, format!("`{}` is elemental: pass whole arrays to it", proc.name))
+                        .with_help("array sections and expressions as arguments of elemental subroutines are not supported yet; loop over the elements"))
+                }
+            };
+            match &shape {
+                None => shape = Some(dims),
+                Some(s) => {
+                    let same =
+                        s.len() == dims.len() && s.iter().zip(&dims).all(|(a, b)| same_expr(&a.extent, &b.extent));
+                    if !same {
+                        return Err(self.err(
+                            value,
+                            format!("the arguments of the elemental `{}` have different shapes", proc.name),
+                        ));
+                    }
+                }
+            }
+        }
+        let Some(shape) = shape else {
+            self.inline_call(n, proc, args, None)?;
+            return Ok(());
+        };
+        let mut ivs = Vec::new();
+        let mut taken = Vec::new();
+        for _ in &shape {
+            let name = self.index_name(&taken);
+            taken.push(name.clone());
+            ivs.push(self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Index, n));
+        }
+        let offs: Vec<Expr> = ivs.iter().map(|v| Expr::var(*v, Scalar::I64)).collect();
+        let mut body = self.with_block(|lw| lw.inline_call(n, proc, args, Some(&offs)).map(|_| ()))?;
+        for (k, d) in shape.iter().enumerate() {
+            let l = Loop {
+                id: LoopId::NEW,
+                var: ivs[k],
+                start: Expr::int(0),
+                stop: d.extent.clone(),
+                step: Expr::int(1),
+                body,
+            };
+            body = vec![Stmt::new(StmtKind::Loop(l), n)];
+        }
+        self.span = n;
+        if let Some(b) = self.blocks.last_mut() {
+            b.extend(body);
+        }
+        Ok(())
+    }
+
+    /// The specific procedure a call of the generic `name` (`interface scale; module
+    /// procedure scale_s, scale_v; end interface`) means: the one whose dummies take the
+    /// arguments (their number, keywords, and for each argument whether it is an array and
+    /// its rank). `None` when `name` is not generic; an error when no specific, or more
+    /// than one, fits.
+    pub fn resolve_generic(&mut self, n: Span, name: &str, args: &'t [AExpr]) -> R<Option<&'s Proc<'t>>> {
+        let unit: &'s super::scan::Unit<'t> = self.unit;
+        let Some(specifics) = unit.generics.get(&name.to_ascii_lowercase()) else { return Ok(None) };
+        let mut ranks = Vec::new();
+        for a in args {
+            let value = match &a.kind {
+                AKind::Keyword { value, .. } => &**value,
+                _ => a,
+            };
+            ranks.push(self.shape_of(value)?.map_or(0, |s| s.len()));
+        }
+        let mut fits = Vec::new();
+        for specific in specifics {
+            let Some(proc) = unit.find(specific) else {
+                return Err(self.err(n, format!("the generic `{name}` names `{specific}`, which is not in the files")));
+            };
+            let spec = self.read_spec(proc)?;
+            let Ok(matched) = self.match_arguments(n, proc, &spec, args) else { continue };
+            let ok = matched.iter().zip(&spec.dummies).all(|(a, (d, _))| {
+                let Some(a) = a else { return true };
+                let k = args.iter().position(|x| {
+                    std::ptr::eq(x, *a) || matches!(&x.kind, AKind::Keyword { value, .. } if std::ptr::eq(&**value, *a))
+                });
+                let rank = spec.local.get(d.as_str()).and_then(|s| s.dims.as_ref()).map_or(0, |d| d.len());
+                k.is_some_and(|k| ranks[k] == rank)
+            });
+            if ok {
+                fits.push(proc);
+            }
+        }
+        match fits.as_slice() {
+            [one] => Ok(Some(*one)),
+            [] => Err(self
+                .err(n, format!("no specific procedure of the generic `{name}` takes these arguments"))
+                .with_help(format!("its procedures: {}", specifics.join(", ")))),
+            _ => {
+                Err(self
+                    .err(n, format!("more than one specific procedure of the generic `{name}` takes these arguments")))
+            }
+        }
+    }
+
     /// Inlines the calls of array-valued functions in `n` (the right-hand side of an
     /// assignment) before the statement, so that the statement reads their results.
     pub fn hoist_array_calls(&mut self, n: &'t AExpr) -> R<()> {
@@ -288,6 +498,8 @@ impl<'s, 't> Lowerer<'s, 't> {
 enum Actual {
     Var(VarId),
     Value(Expr),
+    /// An array element (its value, and the element for the copy back).
+    Element(Expr, Place),
     /// The argument of a `character` dummy: not lowered (text).
     Text,
 }

@@ -339,6 +339,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                     None => Ok(shape.into_iter().fold(Expr::int(1), |a, b| a.mul(b))),
                 }
             }
+            _ if self.host_param_arrays.contains(name) => Err(self
+                .err(n, format!("the `parameter` array `{name}` of a module is not supported yet"))
+                .with_help("declare the `parameter` array in the routine that reads it (adjc reads those)")),
             _ if self.host_vars.iter().any(|v| v == name) => Err(self
                 .err(n, format!("the module variable `{name}` is not supported"))
                 .with_help("adjc passes module scalars and arrays with constant bounds; pass this one as an argument")),

@@ -39,8 +39,13 @@ pub fn positional(file: &mut File) {
             TopUnit::Procedure(p) => collect(p, &mut procs),
             TopUnit::Module(m) => {
                 for item in &m.items {
-                    if let ModuleItem::Contains(ps) = item {
-                        ps.iter().for_each(|p| collect(p, &mut procs));
+                    match item {
+                        ModuleItem::Contains(ps) => ps.iter().for_each(|p| collect(p, &mut procs)),
+                        // A generic name (`scale`) shadows the intrinsic of that name.
+                        ModuleItem::Generic { name, .. } => {
+                            procs.insert(name.to_ascii_lowercase());
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -57,7 +62,7 @@ pub fn positional(file: &mut File) {
                         ModuleItem::Decl(d) => decl(d, fix),
                         ModuleItem::TypeDef(t) => t.components.iter_mut().for_each(|d| decl(d, fix)),
                         ModuleItem::Contains(ps) => ps.iter_mut().for_each(|p| proc(p, fix)),
-                        ModuleItem::Implicit(_) => {}
+                        ModuleItem::Implicit(_) | ModuleItem::Generic { .. } => {}
                     }
                 }
             }

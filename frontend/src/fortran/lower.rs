@@ -68,6 +68,13 @@ pub struct Lowerer<'s, 't> {
     pub sizes: Vec<(VarId, String)>,
     /// Variables of the enclosing modules (not supported: only their constants are).
     pub host_vars: Vec<String>,
+    /// `parameter` arrays of the modules (not supported yet: an error where one is read).
+    pub host_param_arrays: BTreeSet<String>,
+    /// The procedure whose statements are being lowered (lower case: the entry, or the
+    /// callee being inlined), and the names of each host procedure as its internal
+    /// procedures see them (host association, see `inline`).
+    pub current_proc: String,
+    pub host_scopes: BTreeMap<String, BTreeMap<String, Binding>>,
     /// Calls of array-valued functions already inlined (by expression id) and their results.
     pub hoisted: BTreeMap<ast::ExprId, VarId>,
     /// Variables that are also `do` variables somewhere (their value after the loop is
@@ -157,6 +164,9 @@ pub fn lower_proc(src: &str, unit: &Unit, proc: &Proc) -> R<(Function, super::st
         inline_depth: 0,
         sizes: Vec::new(),
         host_vars: Vec::new(),
+        host_param_arrays: BTreeSet::new(),
+        current_proc: proc.name.to_ascii_lowercase(),
+        host_scopes: BTreeMap::new(),
         hoisted: BTreeMap::new(),
         do_vars: BTreeSet::new(),
         deferred: BTreeMap::new(),
@@ -342,11 +352,16 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         self.text_names.extend(host.iter().filter(|(_, s)| decl::is_text(s)).map(|(k, _)| k.clone()));
         self.text_names.extend(local.iter().filter(|(_, s)| decl::is_text(s)).map(|(k, _)| k.clone()));
-        let host_params: Vec<decl::Sym> = host.values().filter(|s| s.parameter && !decl::is_text(s)).cloned().collect();
+        let host_params: Vec<decl::Sym> =
+            host.values().filter(|s| s.parameter && !decl::is_text(s) && s.dims.is_none()).cloned().collect();
+        self.host_param_arrays =
+            host.iter().filter(|(_, s)| s.parameter && s.dims.is_some()).map(|(k, _)| k.clone()).collect();
         self.define_constants(&host_params)?;
         self.host_vars = host.iter().filter(|(_, s)| !s.parameter).map(|(k, _)| k.clone()).collect();
+        // A `parameter` array (`real, parameter :: c(3) = (/ ... /)`) is a local given its
+        // value once at the top (`declare_locals`), like an initialised local.
         let local_params: Vec<decl::Sym> =
-            local.values().filter(|s| s.parameter && !decl::is_text(s)).cloned().collect();
+            local.values().filter(|s| s.parameter && !decl::is_text(s) && s.dims.is_none()).cloned().collect();
         self.define_constants(&local_params)?;
         self.bind_module_vars(proc, spec)
     }
@@ -445,13 +460,14 @@ impl<'s, 't> Lowerer<'s, 't> {
                     .err(init, format!("the argument or function result `{}` cannot have an initial value", sym.name))
                     .with_help("assign it in the body"));
             }
-            if sym.parameter || self.names.contains_key(key) || self.absent.contains(key) || decl::is_text(sym) {
+            let constant = sym.parameter && sym.dims.is_none();
+            if constant || self.names.contains_key(key) || self.absent.contains(key) || decl::is_text(sym) {
                 continue;
             }
             let elem = self.scalar_type(sym)?;
             let id = self.f.add_var(sym.name.clone(), Type::Scalar(elem), VarRole::Local, sym.span);
             self.names.insert(key.clone(), Binding::Var(id));
-            if let (Some(init), true) = (sym.init, spec.pure) {
+            if let (Some(init), true, false) = (sym.init, spec.pure, sym.parameter) {
                 return Err(self
                     .err(init, format!("`{}` has an initial value in a pure procedure", sym.name))
                     .with_help("an initial value makes a local saved between calls, which a pure procedure cannot have; make it a `parameter`, or assign it in the body"));
@@ -671,9 +687,6 @@ impl<'s, 't> Lowerer<'s, 't> {
                             }
                             None => e.ty,
                         };
-                        if sym.dims.is_some() {
-                            return Err(Diagnostic::error(sym.span, "array constants are not supported"));
-                        }
                         let value = e.cast(ty);
                         let key = (sym.name.to_ascii_lowercase(), format!("{value:?}"));
                         self.constant_spans.insert(key, (sym.span, sym.init));

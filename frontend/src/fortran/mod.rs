@@ -40,18 +40,22 @@
 //! `if (lhook) call dr_hook(...)` is left out whole, output statements and `character`
 //! variables too (text: any use in the computation is an error). Names are lower case
 //! unless `keep_case`. Forward `goto`s are structured exits
-//! (`returns`); `data` statements (`data`), statement functions (`stmt_fn`).
+//! (`returns`); computed `goto` a jump table of `if`s (`computed_goto`); `data`
+//! statements (`data`), statement functions (`stmt_fn`). Internal procedures, generic
+//! interfaces and `elemental` subroutines on arrays are inlined (`inline`); `forall` is
+//! `do concurrent` per assignment (`stmt`).
 //!
 //! Integer scalar arguments are sizes (`i64`, by value). Loop indices are the source's
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! backward and computed `goto`, `exit`, `cycle`, `do while`, `equivalence`, pointers,
+//! backward and assigned `goto`, `equivalence`, pointers,
 //! allocatable arguments, assumed-size arrays, polymorphic and allocatable derived-type
 //! variables, array-valued functions as the entry, allocatable module variables, `read`.
 
 pub mod ast;
 mod blas;
+mod computed_goto;
 mod constructor;
 mod data;
 mod decl;
@@ -232,6 +236,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
         return Err(d);
     }
     let mut file = parse::parse_file(source, root);
+    computed_goto::rewrite(&mut file);
     keywords::positional(&mut file);
     let (bindings, derived_errors) = derived::lower_file(&mut file);
     let unit = scan::scan(&file)?;
@@ -251,7 +256,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
             .procs
             .iter()
             .rev()
-            .find(|p| file_of(p) == Some(main))
+            .find(|p| file_of(p) == Some(main) && p.host_proc.is_none())
             .or(unit.procs.last())
             .ok_or_else(|| Diagnostic::error(Span::NONE, "no procedure"))?,
     };

@@ -63,10 +63,26 @@ impl<'s> Parser<'s> {
                 "internal_procedures" => items.push(ModuleItem::Contains(self.contained(c))),
                 "derived_type_definition" => items.push(ModuleItem::TypeDef(self.type_def(c))),
                 "enum" => items.push(ModuleItem::Decl(self.enumerators(c))),
+                "interface" => items.extend(self.generic(c)),
                 _ => {}
             }
         }
         ModuleUnit { kind, name, span: self.sp(n), items }
+    }
+
+    /// `interface name; module procedure a, b; end interface`: a generic name and its
+    /// specific procedures (an interface block of another form is not kept).
+    fn generic(&mut self, n: Node) -> Option<ModuleItem> {
+        let kids = named(n);
+        let head = kids.iter().find(|c| c.kind() == "interface_statement")?;
+        let name = named(*head).into_iter().find(|c| c.kind() == "name").map(|c| self.text(c).to_string())?;
+        let mut procs = Vec::new();
+        for p in kids.iter().filter(|c| c.kind() == "procedure_statement") {
+            procs.extend(
+                named(*p).into_iter().filter(|c| c.kind() == "method_name").map(|c| self.text(c).to_ascii_lowercase()),
+            );
+        }
+        (!procs.is_empty()).then(|| ModuleItem::Generic { name, span: self.sp(n), procs })
     }
 
     fn contained(&mut self, n: Node) -> Vec<Procedure> {
@@ -116,6 +132,11 @@ impl<'s> Parser<'s> {
             let prefix: Vec<&str> = prefix.split_whitespace().collect();
             (prefix.contains(&"pure") || prefix.contains(&"elemental")) && !prefix.contains(&"impure")
         });
+        let elemental = header.is_some_and(|h| {
+            let words = self.text(h).to_ascii_lowercase();
+            let prefix = words.split(['(', '!']).next().unwrap_or("").to_string();
+            prefix.split_whitespace().any(|w| w == "elemental")
+        });
         let mut spec = Vec::new();
         let mut body = Vec::new();
         let mut contains = Vec::new();
@@ -149,7 +170,20 @@ impl<'s> Parser<'s> {
             };
             spec.push(SpecItem { span, kind });
         }
-        Procedure { kind, name, name_span, span: self.sp(n), pure, dummies, result, result_type, spec, body, contains }
+        Procedure {
+            kind,
+            name,
+            name_span,
+            span: self.sp(n),
+            pure,
+            elemental,
+            dummies,
+            result,
+            result_type,
+            spec,
+            body,
+            contains,
+        }
     }
 
     /// `data a, b(2) /1.0, 3*0.0/, c /2.0/`: objects and values of each group; a value
@@ -472,8 +506,8 @@ impl<'s> Parser<'s> {
                         }
                     }
                     "return" => StmtKind::Return,
-                    // A computed `goto (10, 20) k` lists several labels: `None`.
-                    w if w.starts_with("goto") && self.text(n).contains('(') => StmtKind::Goto { label: None },
+                    // A computed `goto (10, 20, 30) k`: an `if` chain of plain `goto`s.
+                    w if w.starts_with("goto") && self.text(n).contains('(') => self.computed_goto(n, span),
                     w if w.starts_with("goto") => {
                         let label = named(n)
                             .into_iter()
@@ -510,7 +544,7 @@ impl<'s> Parser<'s> {
             "equivalence_statement" => no("`equivalence` is", "use separate variables"),
             "where_statement" => self.where_stmt(n, span),
             "select_case_statement" => self.select_case(n, span),
-            "forall_statement" => no("`forall` is", "write `do` loops"),
+            "forall_statement" => self.forall(n, span),
             "associate_statement" | "block_construct" => no("this construct is", "write it without it"),
             "parameter_statement" => StmtKind::Parameter(self.parameter_defs(n)),
             "variable_modification" => StmtKind::Declaration(self.decl(n)),
@@ -550,6 +584,49 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// `forall (i = a:b[:s], ..., mask) x(i) = ...` and the `forall ... end forall`
+    /// construct: one loop per statement of the body (see [`StmtKind::Forall`]).
+    fn forall(&mut self, n: Node, span: Span) -> StmtKind {
+        let kids = named(n);
+        let mut header: Vec<Node> = Vec::new();
+        let mut body: Vec<Node> = Vec::new();
+        for k in kids {
+            match k.kind() {
+                "comment" | "end_forall_statement" => {}
+                "triplet_spec" if body.is_empty() => header.push(k),
+                x if x.ends_with("_statement") || x == "statement_label" => body.push(k),
+                _ if body.is_empty() => header.push(k),
+                _ => body.push(k),
+            }
+        }
+        let mut loops = Vec::new();
+        for stmt in body {
+            let mut items = Vec::new();
+            for h in &header {
+                let hspan = self.sp(*h);
+                if h.kind() != "triplet_spec" {
+                    items.push(ConcurrentItem::Mask { span: hspan, cond: self.expr(*h) });
+                    continue;
+                }
+                let c = named(*h);
+                if c.len() < 3 || c.len() > 4 || c[0].kind() != "identifier" {
+                    items.push(ConcurrentItem::Other { span: hspan, mask: false });
+                    continue;
+                }
+                items.push(ConcurrentItem::Control {
+                    span: hspan,
+                    var: self.expr(c[0]),
+                    start: self.expr(c[1]),
+                    last: self.expr(c[2]),
+                    step: c.get(3).map(|s| self.expr(*s)),
+                });
+            }
+            let body = vec![self.stmt(stmt)];
+            loops.push(DoLoop { head: span, name: None, control: DoControl::Concurrent { span, items }, body });
+        }
+        StmtKind::Forall(loops)
+    }
+
     fn do_loop(&mut self, n: Node, span: Span) -> StmtKind {
         let mut kids = named(n);
         // `outer: do ...`: the construct name comes first.
@@ -586,7 +663,7 @@ impl<'s> Parser<'s> {
             for p in header.map(named).unwrap_or_default() {
                 let pspan = self.sp(p);
                 if p.kind() != "concurrent_control" {
-                    items.push(ConcurrentItem::Other { span: pspan, mask: true });
+                    items.push(ConcurrentItem::Mask { span: pspan, cond: self.expr(p) });
                     continue;
                 }
                 let c = named(p);
@@ -611,7 +688,9 @@ impl<'s> Parser<'s> {
         let mut body = Vec::new();
         for s in kids.iter().skip(1) {
             match s.kind() {
-                "end_do_loop_statement" | "statement_label" | "statement_label_reference" => {}
+                "end_do_loop_statement" | "statement_label_reference" => {}
+                // A label inside the body (`10 p(i) = ...`): a `goto 10` in the body jumps to it.
+                "statement_label" => body.push(self.stmt(*s)),
                 // `10 continue`: the label too (a `goto 10` in the body skips to it).
                 "end_do_label_loop_statement" => {
                     for t in named(*s) {
@@ -714,6 +793,44 @@ impl<'s> Parser<'s> {
             cases.push(c);
         }
         StmtKind::Select(Box::new(SelectCase { selector, cases }))
+    }
+
+    /// `go to (l1, l2, ..., ln) [,] e`: jumps to the k-th label when `e` is k, else goes
+    /// on. Each test reads `e` again (an integer selector has no side effects).
+    fn computed_goto(&mut self, n: Node, span: Span) -> StmtKind {
+        let kids = named(n);
+        let labels: Vec<String> = kids
+            .iter()
+            .filter(|c| c.kind() == "statement_label_reference")
+            .map(|c| self.text(*c).trim().to_string())
+            .collect();
+        let selector = kids.iter().copied().rfind(|c| c.kind() != "statement_label_reference");
+        let Some(selector) = selector.filter(|_| !labels.is_empty()) else {
+            return StmtKind::Unsupported(
+                Diagnostic::error(span, "assigned `goto` is not supported")
+                    .with_help("rewrite the control flow with `select case` and `if` blocks"),
+            );
+        };
+        let count = labels.len();
+        let mut tests = Vec::new();
+        for (k, label) in labels.into_iter().enumerate() {
+            let cond = self.compare(selector, CmpOp::Eq, k + 1);
+            tests.push((label, cond));
+        }
+        let below = self.compare(selector, CmpOp::Lt, 1);
+        let above = self.compare(selector, CmpOp::Gt, count);
+        let at = below.span;
+        let out_of_range =
+            self.new_expr(at, ExprKind::Logical { op: LogicalOp::Or, lhs: Box::new(below), rhs: Box::new(above) });
+        StmtKind::ComputedGoto { tests, out_of_range }
+    }
+
+    /// `e op value`, with `e` parsed afresh from `n`.
+    fn compare(&mut self, n: Node, op: CmpOp, value: usize) -> Expr {
+        let lhs = self.expr(n);
+        let at = lhs.span;
+        let rhs = self.new_expr(at, ExprKind::Number(value.to_string()));
+        self.new_expr(at, ExprKind::Compare { op, lhs: Box::new(lhs), rhs: Box::new(rhs) })
     }
 
     fn new_expr(&mut self, span: Span, kind: ExprKind) -> Expr {
@@ -974,17 +1091,17 @@ mod tests {
     #[test]
     fn unknown_constructs_become_located_errors() {
         let src =
-            "subroutine k(x)\n  real(8) :: x(4)\n  forall (i = 1:4) x(i) = 0d0\n  x(1) = (1.0, 2.0)\nend subroutine\n";
+            "subroutine k(x)\n  real(8) :: x(4)\n  block\n    x(2) = 0d0\n  end block\n  x(1) = (1.0, 2.0)\nend subroutine\n";
         let f = parse(src);
         let p = only_procedure(&f);
         let StmtKind::Unsupported(d) = &p.body[0].kind else { panic!("unsupported: {:?}", p.body[0]) };
         assert_eq!((d.span.line, d.span.col), (3, 3));
-        assert_eq!(d.message, "`forall` is not supported");
+        assert_eq!(d.message, "this construct is not supported");
         let StmtKind::Assign { rhs, .. } = &p.body[1].kind else { panic!() };
         let ExprKind::Unsupported(d) = &rhs.kind else { panic!("unsupported: {rhs:?}") };
-        assert_eq!((d.span.line, d.span.col, d.message.as_str()), (4, 10, "complex numbers are not supported"));
+        assert_eq!((d.span.line, d.span.col, d.message.as_str()), (6, 10, "complex numbers are not supported"));
         // Through the frontend: the same error, rendered with its location and a caret.
-        let e = crate::lower_fortran("k.f90", src, &Default::default()).expect_err("forall is rejected");
+        let e = crate::lower_fortran("k.f90", src, &Default::default()).expect_err("block is rejected");
         let shown = e.render("k.f90", src);
         assert!(shown.contains("k.f90:3:3"), "{shown}");
         assert!(shown.contains('^'), "{shown}");

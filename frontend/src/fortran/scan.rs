@@ -22,6 +22,9 @@ pub struct Proc<'t> {
     pub host_implicit_none: bool,
     /// The enclosing module (lower case): its variables are the procedure's state.
     pub host_module: Option<String>,
+    /// For an internal procedure (`contains` inside a subroutine or function): its host
+    /// procedure (lower case), whose variables it sees (host association, see `inline`).
+    pub host_proc: Option<String>,
 }
 
 pub struct Unit<'t> {
@@ -32,17 +35,31 @@ pub struct Unit<'t> {
     pub modules: Vec<String>,
     /// The declarations of each module (lower-case name), for its variables (`state`).
     pub module_decls_of: std::collections::BTreeMap<String, Vec<&'t ast::Decl>>,
+    /// Generic names (lower case) of the modules' interfaces and their specific
+    /// procedures, resolved at each call by the arguments (`inline::resolve_generic`).
+    pub generics: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl<'t> Unit<'t> {
+    /// The procedure named `name`; an internal one only if no other has that name.
     pub fn find(&self, name: &str) -> Option<&Proc<'t>> {
-        self.procs.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+        let mut named = self.procs.iter().filter(|p| p.name.eq_ignore_ascii_case(name));
+        let first = named.next()?;
+        if first.host_proc.is_none() {
+            return Some(first);
+        }
+        named.find(|p| p.host_proc.is_none()).or(Some(first))
     }
 }
 
 pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
-    let mut u =
-        Unit { procs: Vec::new(), module_decls: Vec::new(), modules: Vec::new(), module_decls_of: Default::default() };
+    let mut u = Unit {
+        procs: Vec::new(),
+        module_decls: Vec::new(),
+        modules: Vec::new(),
+        module_decls_of: Default::default(),
+        generics: Default::default(),
+    };
     for unit in &file.units {
         match unit {
             TopUnit::Procedure(p) => push_proc(p, Vec::new(), false, None, &mut u),
@@ -74,6 +91,9 @@ pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
                             decls.push(d);
                         }
                         ModuleItem::TypeDef(_) => {}
+                        ModuleItem::Generic { name, procs, .. } => {
+                            u.generics.entry(name.to_ascii_lowercase()).or_default().extend(procs.iter().cloned());
+                        }
                         ModuleItem::Contains(procs) => {
                             for p in procs {
                                 push_proc(p, decls.clone(), implicit_none, module.clone(), &mut u);
@@ -106,8 +126,24 @@ fn push_proc<'t>(
         kind: p.kind,
         name: p.name.clone(),
         name_span: p.name_span,
-        host_decls,
+        host_decls: host_decls.clone(),
         host_implicit_none,
-        host_module,
+        host_module: host_module.clone(),
+        host_proc: None,
     });
+    // Internal procedures: the host's `implicit none` holds in them.
+    let implicit_none =
+        host_implicit_none || p.spec.iter().any(|i| matches!(&i.kind, ast::SpecKind::Implicit(im) if im.none));
+    for q in &p.contains {
+        u.procs.push(Proc {
+            node: q,
+            kind: q.kind,
+            name: q.name.clone(),
+            name_span: q.name_span,
+            host_decls: host_decls.clone(),
+            host_implicit_none: implicit_none,
+            host_module: host_module.clone(),
+            host_proc: Some(p.name.to_ascii_lowercase()),
+        });
+    }
 }

@@ -10,6 +10,8 @@ use adjc_ir::*;
 
 type AExpr = ast::Expr;
 type AStmt = ast::Stmt;
+/// The masks of a `where` group (each maybe negated) and its statements.
+type MaskedGroup<'t> = (Vec<(&'t AExpr, bool)>, Vec<&'t AStmt>);
 
 impl<'s, 't> Lowerer<'s, 't> {
     pub fn stmt(&mut self, n: &'t AStmt) -> R<()> {
@@ -40,7 +42,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
                 self.hoist_array_calls(rhs)?;
                 self.hoist_products(rhs)?;
-                let r = self.assign(lhs, rhs, None);
+                let r = self.assign(lhs, rhs, &[]);
                 self.hoisted = before;
                 r
             }
@@ -58,8 +60,17 @@ impl<'s, 't> Lowerer<'s, 't> {
                     return self.leave_out(n, name, args);
                 }
                 if let Some(proc) = self.unit.find(name).filter(|p| p.kind == ProcKind::Subroutine) {
+                    if proc.node.elemental {
+                        return self.elemental_call(n.span, proc, args);
+                    }
                     self.inline_call(n.span, proc, args, None)?;
                     return Ok(());
+                }
+                if let Some(proc) = self.resolve_generic(n.span, name, args)? {
+                    if proc.kind == ProcKind::Subroutine {
+                        self.inline_call(n.span, proc, args, None)?;
+                        return Ok(());
+                    }
                 }
                 let help = if self.unit.find(name).is_some() {
                     "inline the subroutine body into the kernel"
@@ -91,10 +102,15 @@ impl<'s, 't> Lowerer<'s, 't> {
                  outside `do` loops); a jump out of a `do` loop, into a block or across another jump's label is not \
                  supported: restructure with `if` blocks",
             ),
-            S::Goto { label: None } => unsupported(
+            S::Goto { label: None } => {
+                unsupported(self, "assigned `goto` is", "rewrite the control flow with `select case` and `if` blocks")
+            }
+            S::ComputedGoto { .. } => unsupported(
                 self,
-                "computed and assigned `goto` are",
-                "rewrite the control flow with `select case` and `if` blocks",
+                "this computed `goto` is",
+                "adjc lowers `go to (10, 20, ...) k` when its labels follow it in the same statement list, no \
+                 other `goto` jumps to them and nothing before the last label changes `k`; else rewrite it with \
+                 `select case`",
             ),
             S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
             S::Io { kind, data } if output_only(*kind, &self.text(n)) => {
@@ -124,6 +140,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 .err(n, "a declaration after an executable statement")
                 .with_help("move the declarations to the top of the procedure")),
             S::Where(w) => self.where_stmt(w),
+            S::Forall(loops) => self.forall(loops),
             S::Select(c) => self.select_case(c),
             S::Parameter(_) => Err(self
                 .err(n, "a `parameter` statement after an executable statement")
@@ -145,7 +162,7 @@ impl<'s, 't> Lowerer<'s, 't> {
 
     /// `lhs = rhs`; inside `where`, `mask` is the mask and whether it is negated
     /// (`elsewhere`).
-    fn assign(&mut self, lhs: &'t AExpr, rhs: &'t AExpr, mask: Option<(&'t AExpr, bool)>) -> R<()> {
+    fn assign(&mut self, lhs: &'t AExpr, rhs: &'t AExpr, mask: &[(&'t AExpr, bool)]) -> R<()> {
         let (var, subs) = match &lhs.kind {
             AKind::Name(_) => (self.target_var(lhs)?, None),
             AKind::Call { callee, args } => {
@@ -164,9 +181,9 @@ impl<'s, 't> Lowerer<'s, 't> {
         let subs = match (subs, ty.is_array()) {
             (Some(s), _) => s,
             (None, false) => {
-                if let Some((m, _)) = mask {
+                if let Some((m, _)) = mask.first() {
                     return Err(self
-                        .err(m, "a scalar is assigned inside `where`")
+                        .err(*m, "a scalar is assigned inside `where`")
                         .with_help("assign arrays inside `where`"));
                 }
                 if self.shape_of(rhs)?.is_some() {
@@ -191,7 +208,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         };
         let counts: Vec<Expr> = subs.iter().filter(|s| s.is_section()).map(Sub::count).collect();
         let rhs_shape = self.shape_of(rhs)?;
-        if let Some((m, _)) = mask {
+        for &(m, _) in mask {
             match self.shape_of(m)? {
                 Some(ms) if ms.len() == counts.len() => self.conform(m, &counts, &ms)?,
                 _ => {
@@ -247,7 +264,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         var: VarId,
         subs: &[Sub],
         rhs: &'t AExpr,
-        mask: Option<(&'t AExpr, bool)>,
+        mask: &[(&'t AExpr, bool)],
     ) -> R<()> {
         let span = self.span;
         if self.map_depth > 0 {
@@ -298,19 +315,28 @@ impl<'s, 't> Lowerer<'s, 't> {
         let body = self.with_block(|lw| {
             let value = lw.expr(rhs, Some(&offs))?;
             let value = lw.convert(rhs, value, elem)?;
-            let Some((m, negate)) = mask else {
+            if mask.is_empty() {
                 lw.emit(StmtKind::Assign { target: place.clone(), value });
                 return Ok(());
-            };
-            let cond = lw.expr(m, Some(&offs))?;
-            if cond.ty != Scalar::Bool {
-                return Err(lw.err(m, "a `where` mask must be logical"));
             }
-            let cond = if negate {
-                Expr::new(ExprKind::Unary(UnOp::Not, Box::new(cond)), Scalar::Bool, Span::NONE)
-            } else {
-                cond
-            };
+            // `elsewhere (m2)` after `where (m1)`: `.not. m1 .and. m2`.
+            let mut all: Option<Expr> = None;
+            for &(m, negate) in mask {
+                let cond = lw.expr(m, Some(&offs))?;
+                if cond.ty != Scalar::Bool {
+                    return Err(lw.err(m, "a `where` mask must be logical"));
+                }
+                let cond = if negate {
+                    Expr::new(ExprKind::Unary(UnOp::Not, Box::new(cond)), Scalar::Bool, Span::NONE)
+                } else {
+                    cond
+                };
+                all = Some(match all {
+                    None => cond,
+                    Some(prev) => Expr::binary(BinOp::And, prev, cond),
+                });
+            }
+            let Some(cond) = all else { return Ok(()) };
             let then_body = vec![Stmt::new(StmtKind::Assign { target: place.clone(), value }, lw.span)];
             lw.emit(StmtKind::If { cond, then_body, else_body: Vec::new() });
             Ok(())
@@ -500,16 +526,22 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// several assignments may not assign what its mask reads.
     fn where_stmt(&mut self, w: &'t ast::WhereBlock) -> R<()> {
         let mask = &w.mask;
-        let mut groups: Vec<(bool, Vec<&'t AStmt>)> = vec![(false, w.body.iter().collect())];
+        // Each group's masks: `where (m1)` is `m1`; `elsewhere (m2)` after it `.not. m1
+        // .and. m2`; a final `elsewhere` `.not.` of every mask before.
+        let mut groups: Vec<MaskedGroup<'t>> = vec![(vec![(mask, false)], w.body.iter().collect())];
+        let mut before: Vec<(&'t AExpr, bool)> = vec![(mask, true)];
+        let mut mask_names = mask.names();
         for e in &w.elsewhere {
-            if e.mask.is_some() {
-                return Err(self.err(e.span, "`elsewhere` with a mask is not supported yet"));
+            let mut masks = before.clone();
+            if let Some(m) = &e.mask {
+                masks.push((m, false));
+                before.push((m, true));
+                mask_names.extend(m.names());
             }
-            groups.push((true, e.body.iter().collect()));
+            groups.push((masks, e.body.iter().collect()));
         }
-        let assigns: Vec<(bool, &'t AStmt)> =
-            groups.iter().flat_map(|(neg, stmts)| stmts.iter().map(move |s| (*neg, *s))).collect();
-        let mask_names = mask.names();
+        let assigns: Vec<(&[(&'t AExpr, bool)], &'t AStmt)> =
+            groups.iter().flat_map(|(masks, stmts)| stmts.iter().map(move |s| (masks.as_slice(), *s))).collect();
         for (_, s) in &assigns {
             if !matches!(s.kind, S::Assign { .. }) {
                 return Err(self.err(*s, "only array assignments are supported inside `where`"));
@@ -530,10 +562,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                 }
             }
         }
-        for (neg, s) in assigns {
+        for (masks, s) in assigns {
             self.span = self.sp(s);
             let S::Assign { lhs, rhs } = &s.kind else { continue };
-            self.assign(lhs, rhs, Some((mask, neg)))?;
+            self.assign(lhs, rhs, masks)?;
         }
         Ok(())
     }
@@ -632,8 +664,10 @@ impl<'s, 't> Lowerer<'s, 't> {
             return Err(self.err(conc, "cannot read this `do concurrent` header"));
         }
         let mut controls = Vec::new();
+        let mut masks = Vec::new();
         for p in items {
             match p {
+                ast::ConcurrentItem::Mask { cond, .. } => masks.push(cond),
                 ast::ConcurrentItem::Other { span, mask: true } => {
                     return Err(self
                         .err(*span, "masks in `do concurrent` are not supported yet")
@@ -662,7 +696,26 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         let body = match failed {
             Some(d) => Err(d),
-            None => self.concurrent_body(|lw| lw.block_stmts(&d.body)),
+            None => self.concurrent_body(|lw| {
+                if masks.is_empty() {
+                    return lw.block_stmts(&d.body);
+                }
+                // The mask: the body runs where it holds.
+                let mut cond: Option<Expr> = None;
+                for m in &masks {
+                    let c = lw.cond_expr(m)?;
+                    cond = Some(match cond {
+                        None => c,
+                        Some(prev) => Expr::binary(BinOp::And, prev, c),
+                    });
+                }
+                let then_body = lw.with_block(|lw| lw.block_stmts(&d.body))?;
+                if let Some(cond) = cond {
+                    lw.span = span;
+                    lw.emit(StmtKind::If { cond, then_body, else_body: Vec::new() });
+                }
+                Ok(())
+            }),
         };
         for _ in &loops {
             self.loops.pop();
@@ -676,6 +729,56 @@ impl<'s, 't> Lowerer<'s, 't> {
         }
         if let Some(b) = self.blocks.last_mut() {
             b.extend(body);
+        }
+        Ok(())
+    }
+
+    /// `forall`: each assignment is a `do concurrent` loop over the header's indices, under
+    /// its mask. Fortran evaluates the right-hand side (and the mask) for every index before
+    /// assigning; the loop does the same only when they read no element of the assigned
+    /// array other than the one assigned (the same subscripts), which is required here.
+    fn forall(&mut self, loops: &'t [ast::DoLoop]) -> R<()> {
+        for d in loops {
+            let [stmt] = d.body.as_slice() else { continue };
+            let S::Assign { lhs, rhs } = &stmt.kind else {
+                return Err(self
+                    .err(stmt, "only assignments are supported inside `forall`")
+                    .with_help("write the statement in a `do` loop"));
+            };
+            let (name, subs) = match &lhs.kind {
+                AKind::Call { callee, .. } => (self.text(&**callee).to_ascii_lowercase(), self.text(lhs).to_string()),
+                _ => (self.text(lhs).to_ascii_lowercase(), String::new()),
+            };
+            let strip = |t: &str| t.to_ascii_lowercase().chars().filter(|c| !c.is_whitespace()).collect::<String>();
+            let own = strip(&subs);
+            let mut reads: Vec<&'t AExpr> = vec![rhs];
+            if let DoControl::Concurrent { items, .. } = &d.control {
+                reads.extend(items.iter().filter_map(|i| match i {
+                    ast::ConcurrentItem::Mask { cond, .. } => Some(cond),
+                    _ => None,
+                }));
+            }
+            let mut stack = reads;
+            while let Some(x) = stack.pop() {
+                let hit = match &x.kind {
+                    AKind::Name(n) => n.eq_ignore_ascii_case(&name),
+                    AKind::Call { callee, .. } => {
+                        callee.as_name().is_some_and(|c| c.eq_ignore_ascii_case(&name)) && strip(&self.text(x)) != own
+                    }
+                    _ => false,
+                };
+                if hit {
+                    return Err(self
+                        .err(x, format!("this `forall` reads elements of `{name}` that it assigns"))
+                        .with_help("Fortran evaluates every right-hand side first: copy the array, or write `do` loops in the order you need"));
+                }
+                if let AKind::Call { args, .. } = &x.kind {
+                    stack.extend(args.iter());
+                } else {
+                    stack.extend(x.children());
+                }
+            }
+            self.do_loop(d)?;
         }
         Ok(())
     }
