@@ -17,8 +17,10 @@
  * ADJC_BLAS_GEMM_ below) whose register-blocked micro-kernel is plain C11 loops that gcc
  * and clang vectorise at -O3 (-march=native picks the vector width); gemv, ger and dot
  * run unit-stride, vectorisable inner loops. Measured on a 2-core AVX-512 VM at
- * 1000x1100x1200: about half of OpenBLAS's (SkylakeX kernels) GFLOP/s on every transpose
- * combination (README: BLAS). Everything it defines is prefixed `adjc_`/`ADJC_` except
+ * 1000x1100x1200, one thread: 52-61 GFLOP/s against OpenBLAS's 69-71 (SkylakeX kernels)
+ * on every transpose combination (README: BLAS). With a library BLAS, cblas_?gemm passes
+ * through adjc_?gemm_lib_ (few-rows products with subnormal operands scaled, see there).
+ * Everything it defines is prefixed `adjc_`/`ADJC_` except
  * the CBLAS names it stands in for.
  *
  * Threads: generated code never calls BLAS inside one of its OpenMP parallel regions (maps
@@ -26,9 +28,11 @@
  * and OpenMP take turns on the cores instead of oversubscribing them. The fallback opens
  * its own parallel region only for large operations, only outside any other parallel
  * region, and only with more than one thread (otherwise the same code runs directly: an
- * `if(0)` region still costs a fork). Link Debian's default OpenBLAS (the pthread build)
- * as usual; calling the generated functions from inside your own parallel region, set
- * OPENBLAS_NUM_THREADS=1. The OpenMP build of OpenBLAS (libopenblas0-openmp) measured 10x
+ * `if(0)` region still costs a fork); inside a region, the caller's included, it runs on
+ * the calling thread. Link Debian's default OpenBLAS (the pthread build) as usual; calling
+ * the generated functions from inside your own parallel region, set OPENBLAS_NUM_THREADS=1
+ * or call openblas_set_num_threads(1) (with MKL: mkl_set_num_threads_local(1) per thread);
+ * `adjc config --notes` prints these settings for a build. The OpenMP build of OpenBLAS (libopenblas0-openmp) measured 10x
  * slower on many small gemms (README: OpenMP placement).
  *
  * Compiles with -std=c11 -Wall -Wextra -Werror, with and without -fopenmp.
@@ -44,21 +48,115 @@
 #define ADJC_BLAS_SEL2_(x) ADJC_BLAS_IS_##x
 #define ADJC_BLAS_SEL_(x) ADJC_BLAS_SEL2_(x)
 
-#if defined(ADJC_BLAS) && ADJC_BLAS_SEL_(ADJC_BLAS) == 1
-#include <cblas.h>
-#define ADJC_BLAS_NAME "cblas"
-#elif defined(ADJC_BLAS) && ADJC_BLAS_SEL_(ADJC_BLAS) == 2
-#include <mkl.h>
-#define ADJC_BLAS_NAME "mkl"
-#else
-#define ADJC_BLAS_NAME "adjc fallback"
-
 #include <float.h>
 #include <stdlib.h>
 
 /* The smallest normal number of each element type. */
 #define ADJC_BLAS_TMIN_d DBL_MIN
 #define ADJC_BLAS_TMIN_s FLT_MIN
+
+/* Products with at most this many rows stream op(B) once instead of packing it (at most 8:
+ * the few-rows tiles have 1, 2, 4 or 8 rows). */
+#ifndef ADJC_BLAS_SMALL_M
+#define ADJC_BLAS_SMALL_M 8
+#endif
+#if ADJC_BLAS_SMALL_M > 8
+#error "ADJC_BLAS_SMALL_M is at most 8 (the few-rows tiles)"
+#endif
+/* Few-rows products with subnormal numbers in op(A), both builds (the fallback's few-rows
+ * path and adjc_?gemm_lib_ below). */
+#define ADJC_BLAS_SCALE_(T, P)                                                                          \
+    /* The power of two that brings op(A)'s largest magnitude into [0.5, 1) when op(A) holds */         \
+    /* subnormal numbers (else 1). The few rows of op(A) meet every column of B, so one */              \
+    /* subnormal element costs a microcode assist per vector multiply-add it enters, N of */            \
+    /* them (mlp's saturated softmax: a 3x slower adjoint). Scaled by a power of two the */             \
+    /* values are exact and normal, and alpha / scale undoes it in the one rounding of the */           \
+    /* final multiply: the sums are then at least as accurate as unscaled. Not applied when */          \
+    /* alpha / scale would itself be subnormal. */                                                      \
+    static inline T adjc_##P##gemm_fr_scale_(int64_t M, int64_t K, const T *A, int64_t ars, int64_t acs, \
+                                             T alpha) {                                                 \
+        T amax = 0;                                                                                     \
+        int subnormal = 0;                                                                              \
+        for (int64_t i = 0; i < M; i++) {                                                               \
+            for (int64_t p = 0; p < K; p++) {                                                           \
+                T v = A[i * ars + p * acs];                                                             \
+                v = v < 0 ? -v : v;                                                                     \
+                amax = v > amax ? v : amax;                                                             \
+                subnormal |= v != 0 && v < ADJC_BLAS_TMIN_##P;                                          \
+            }                                                                                           \
+        }                                                                                               \
+        T scale = 1;                                                                                    \
+        if (subnormal) {                                                                                \
+            const T limit = (T)1 / ADJC_BLAS_TMIN_##P;                                                  \
+            while (amax * scale < (T)0.5 && scale < limit) {                                            \
+                scale *= 2;                                                                             \
+            }                                                                                           \
+        }                                                                                               \
+        T f = alpha / scale;                                                                            \
+        f = f < 0 ? -f : f;                                                                             \
+        return f >= ADJC_BLAS_TMIN_##P ? scale : (T)1;                                                  \
+    }
+
+ADJC_BLAS_SCALE_(double, d)
+ADJC_BLAS_SCALE_(float, s)
+
+#if defined(ADJC_BLAS) && ADJC_BLAS_SEL_(ADJC_BLAS) == 1
+#include <cblas.h>
+#define ADJC_BLAS_NAME "cblas"
+#elif defined(ADJC_BLAS) && ADJC_BLAS_SEL_(ADJC_BLAS) == 2
+#include <mkl.h>
+#define ADJC_BLAS_NAME "mkl"
+#endif
+
+#if defined(ADJC_BLAS) && (ADJC_BLAS_SEL_(ADJC_BLAS) == 1 || ADJC_BLAS_SEL_(ADJC_BLAS) == 2)
+/*
+ * With a library BLAS, cblas_?gemm goes through adjc_?gemm_lib_: a few-rows product whose
+ * op(A) holds subnormal numbers gets op(A) scaled by a power of two into a copy (M x K, small)
+ * and alpha / scale, exactly as the fallback does; every other call goes straight to the
+ * library. Orders and transposes are ints here: MKL names the order enum CBLAS_LAYOUT.
+ */
+#define ADJC_BLAS_LIB_GEMM_(T, P)                                                                       \
+    static inline void adjc_##P##gemm_lib_(int order, int ta, int tb, int64_t M, int64_t N, int64_t K,  \
+                                           T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,   \
+                                           T beta, T *C, int64_t ldc) {                                 \
+        if (order == CblasColMajor) {                                                                   \
+            adjc_##P##gemm_lib_(CblasRowMajor, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);   \
+            return;                                                                                     \
+        }                                                                                               \
+        if (M >= 1 && M <= ADJC_BLAS_SMALL_M && N > 0 && K > 0 && alpha != (T)0) {                      \
+            int64_t ars = ta == CblasNoTrans ? lda : 1, acs = ta == CblasNoTrans ? 1 : lda;             \
+            T scale = adjc_##P##gemm_fr_scale_(M, K, A, ars, acs, alpha);                               \
+            T *copy = scale == (T)1 ? NULL : (T *)malloc(sizeof(T) * (size_t)(M * K));                  \
+            if (copy != NULL) {                                                                         \
+                for (int64_t i = 0; i < M; i++) {                                                       \
+                    for (int64_t p = 0; p < K; p++) {                                                   \
+                        copy[i * K + p] = scale * A[i * ars + p * acs];                                 \
+                    }                                                                                   \
+                }                                                                                       \
+                cblas_##P##gemm(CblasRowMajor, CblasNoTrans, tb, M, N, K, alpha / scale, copy, K, B,    \
+                                ldb, beta, C, ldc);                                                     \
+                free(copy);                                                                             \
+                return;                                                                                 \
+            }                                                                                           \
+        }                                                                                               \
+        cblas_##P##gemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);           \
+    }
+ADJC_BLAS_LIB_GEMM_(double, d)
+ADJC_BLAS_LIB_GEMM_(float, s)
+/* gcc's "may be used uninitialized" false positives at calls are located at these names (see
+ * the fallback's defines below). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#define cblas_dgemm adjc_dgemm_lib_
+#define cblas_sgemm adjc_sgemm_lib_
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#else
+#define ADJC_BLAS_NAME "adjc fallback"
 
 enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
 enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
@@ -76,14 +174,6 @@ enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 11
 #define ADJC_BLAS_SMALL 4096
 #endif
 
-/* Products with at most this many rows stream op(B) once instead of packing it (at most 8:
- * the few-rows tiles have 1, 2, 4 or 8 rows). */
-#ifndef ADJC_BLAS_SMALL_M
-#define ADJC_BLAS_SMALL_M 8
-#endif
-#if ADJC_BLAS_SMALL_M > 8
-#error "ADJC_BLAS_SMALL_M is at most 8 (the few-rows tiles)"
-#endif
 /* The few-rows product with op(B) = B: rows of B per panel (read side by side) and columns
  * of C per block (kept in L2 across the panels). */
 #ifndef ADJC_BLAS_FR_KB
@@ -200,20 +290,22 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
 }
 
 /*
- * ---- the few-rows gemm's tiles -------------------------------------------------------------
+ * ---- the register tile --------------------------------------------------------------------
  *
- * One R-row tile function per R in {1, 2, 4, 8} (ADJC_BLAS_FEW_ROWS_), so that the loops over
- * rows have constant bounds and the partial sums stay in registers; the few-rows product
- * (adjc_?gemm_few_rows_, in ADJC_BLAS_GEMM_) picks one through the switch of
- * ADJC_BLAS_FEW_ROWS_DISPATCH_.
+ * adjc_?gemm_<name>_(kc, ap, B, brs, alpha, beta, C, ldc, m, n): the R x NR tile
+ *   C[0..m, 0..n] = alpha * sum_{q < kc} ap[q * R + i] * B[q * brs + j] + beta * C   (i < R, j < NR)
+ * with beta == 0 not reading C. The R x NR partial sums stay in registers (R x 3 vectors):
+ * rank-1 updates with constant loop bounds. One function per height R: the packed product's
+ * micro-kernel (`micro`, R = MR, B a packed sliver: brs = NR) and the few-rows product's
+ * tiles (`fr_nn1`, `fr_nn2`, `fr_nn4`, `fr_nn8`: rows of B read in place, alpha = alpha /
+ * scale, beta = 1). The tile stays a function of its own: inlined into a larger caller, gcc
+ * vectorised it differently (measured 2.5x slower in a -fopenmp build).
  */
-#define ADJC_BLAS_FEW_ROWS_(T, P, R)                                                                    \
-    /* C[0..m, 0..n] += f * sum_{q < kb} ap[q * R + i] * B[q * brs + j] for i < R, j < NR: the */       \
-    /* R x NR partial sums stay in registers (R x 3 vectors, like the micro-kernel's tile). */          \
-    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_fr_nn##R##_(int64_t kb, const T *restrict ap,        \
-                                                               const T *restrict B, int64_t brs, T f,   \
-                                                               T *restrict C, int64_t ldc, int64_t m,   \
-                                                               int64_t n) {                             \
+#define ADJC_BLAS_TILE_(T, P, R, NAME)                                                                  \
+    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_##NAME##_(int64_t kc, const T *restrict ap,          \
+                                                         const T *restrict B, int64_t brs, T alpha,     \
+                                                         T beta, T *restrict C, int64_t ldc,            \
+                                                         int64_t m, int64_t n) {                        \
         enum { NR = ADJC_BLAS_NR_##P };                                                                 \
         T acc[R][NR];                                                                                   \
         for (int i = 0; i < R; i++) {                                                                   \
@@ -221,7 +313,7 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
                 acc[i][j] = 0;                                                                          \
             }                                                                                           \
         }                                                                                               \
-        for (int64_t q = 0; q < kb; q++) {                                                              \
+        for (int64_t q = 0; q < kc; q++) {                                                              \
             const T *a = ap + q * R, *b = B + q * brs;                                                  \
             for (int i = 0; i < R; i++) {                                                               \
                 for (int j = 0; j < NR; j++) {                                                          \
@@ -231,12 +323,31 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         }                                                                                               \
         for (int64_t i = 0; i < m; i++) {                                                               \
             T *c = C + i * ldc;                                                                         \
-            for (int64_t j = 0; j < n; j++) {                                                           \
-                c[j] += f * acc[i][j];                                                                  \
+            if (beta == (T)0) {                                                                         \
+                for (int64_t j = 0; j < n; j++) {                                                       \
+                    c[j] = alpha * acc[i][j];                                                           \
+                }                                                                                       \
+            } else if (beta == (T)1) {                                                                  \
+                for (int64_t j = 0; j < n; j++) {                                                       \
+                    c[j] += alpha * acc[i][j];                                                          \
+                }                                                                                       \
+            } else {                                                                                    \
+                for (int64_t j = 0; j < n; j++) {                                                       \
+                    c[j] = beta * c[j] + alpha * acc[i][j];                                             \
+                }                                                                                       \
             }                                                                                           \
         }                                                                                               \
-    }                                                                                                   \
-                                                                                                        \
+    }                                                                                                  
+
+/*
+ * ---- the few-rows gemm's dot tiles ----------------------------------------------------------
+ *
+ * One R-row function per R in {1, 2, 4, 8} (ADJC_BLAS_FEW_ROWS_NT_) for the few-rows product
+ * with B transposed, so that the loops over rows have constant bounds and the partial sums
+ * stay in registers; the few-rows product (adjc_?gemm_few_rows_, in ADJC_BLAS_GEMM_) picks
+ * a tile height through ADJC_BLAS_BY_ROWS_.
+ */
+#define ADJC_BLAS_FEW_ROWS_NT_(T, P, R)                                                                 \
     /* out[2 i + r] = sum_{p < K} Ar[i * ldr + p] * B[r * ldb + p] for i < R, r < 2: 2 R chains */      \
     /* of ADJC_BLAS_LANES lane sums; each element of a row of A is loaded once for both rows of */      \
     /* B (ldb = 0: one row of B, counted twice). */                                                     \
@@ -276,43 +387,22 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         }                                                                                               \
     }
 
-#define ADJC_BLAS_FEW_ROWS_DISPATCH_(T, P)                                                              \
-    /* The tile functions for R = rows (1, 2, 4 or 8). */                                               \
-    static inline void adjc_##P##gemm_fr_nn_tile_(int64_t rows, int64_t kb, const T *ap, const T *B,    \
-                                                  int64_t brs, T f, T *C, int64_t ldc, int64_t m,       \
-                                                  int64_t n) {                                          \
-        switch (rows) {                                                                                 \
-        case 1:                                                                                         \
-            adjc_##P##gemm_fr_nn1_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
-            break;                                                                                      \
-        case 2:                                                                                         \
-            adjc_##P##gemm_fr_nn2_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
-            break;                                                                                      \
-        case 4:                                                                                         \
-            adjc_##P##gemm_fr_nn4_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
-            break;                                                                                      \
-        default:                                                                                        \
-            adjc_##P##gemm_fr_nn8_(kb, ap, B, brs, f, C, ldc, m, n);                                    \
-            break;                                                                                      \
-        }                                                                                               \
-    }                                                                                                   \
-    static inline void adjc_##P##gemm_fr_nt_tile_(int64_t rows, int64_t K, const T *Ar, int64_t ldr,    \
-                                                  const T *B, int64_t ldb, T *out) {                    \
-        switch (rows) {                                                                                 \
-        case 1:                                                                                         \
-            adjc_##P##gemm_fr_nt1_(K, Ar, ldr, B, ldb, out);                                            \
-            break;                                                                                      \
-        case 2:                                                                                         \
-            adjc_##P##gemm_fr_nt2_(K, Ar, ldr, B, ldb, out);                                            \
-            break;                                                                                      \
-        case 4:                                                                                         \
-            adjc_##P##gemm_fr_nt4_(K, Ar, ldr, B, ldb, out);                                            \
-            break;                                                                                      \
-        default:                                                                                        \
-            adjc_##P##gemm_fr_nt8_(K, Ar, ldr, B, ldb, out);                                            \
-            break;                                                                                      \
-        }                                                                                               \
-    }                                                                                                   \
+/* FN##R##_(...) for R = rows (1, 2, 4 or 8): a tile function of that height. */
+#define ADJC_BLAS_BY_ROWS_(rows, FN, ...)                                                               \
+    switch (rows) {                                                                                     \
+    case 1:                                                                                             \
+        FN##1_(__VA_ARGS__);                                                                            \
+        break;                                                                                          \
+    case 2:                                                                                             \
+        FN##2_(__VA_ARGS__);                                                                            \
+        break;                                                                                          \
+    case 4:                                                                                             \
+        FN##4_(__VA_ARGS__);                                                                            \
+        break;                                                                                          \
+    default:                                                                                            \
+        FN##8_(__VA_ARGS__);                                                                            \
+        break;                                                                                          \
+    }
 
 /*
  * ---- gemm --------------------------------------------------------------------------------
@@ -325,52 +415,23 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
  *   for jc in 0..N step NC                     columns of C and op(B)
  *     for pc in 0..K step KC                   the shared dimension
  *       pack op(B)[pc.., jc..] (KC x NC) as NR-column slivers, row by row, zero-padded
- *       for ic in 0..M step MC                 rows of C and op(A): split among threads
+ *       for ic in 0..M step MC                 rows of C and op(A)
  *         pack op(A)[ic.., pc..] (MC x KC) as MR-row slivers, column by column
  *         for jr, ir: micro-kernel: one MR x NR tile of C += alpha * sliver(A) sliver(B)
  *
  * Zero padding makes every micro-kernel call a full tile; only the write-back of edge
  * tiles (the last rows/columns when M, N are not multiples of MR, NR) is partial. beta
  * applies on the first KC block (pc == 0) and is 1 after it; beta == 0 stores without
- * reading C. Threads share the B panel (packed by all, then a barrier) and each packs its
- * own A blocks; the ic loop gives each thread whole MR-row strips, so no two threads
- * write the same element of C.
+ * reading C.
+ *
+ * Threads (adjc_?gemm's own region) split C into independent blocks: the columns in
+ * multiples of NR when N >= M, else the rows in multiples of MR, and each thread runs the
+ * loops above on its block with its own packed panels. No two threads write the same
+ * element of C and they never wait for each other: an earlier version shared the B panel
+ * (two barriers per KC block), and on a loaded machine a descheduled thread stalled the
+ * other (2 threads slower than 1). The price is packing the shared operand once per thread.
  */
 #define ADJC_BLAS_GEMM_(T, P)                                                                           \
-    /* One MR x NR tile: C[0..m, 0..n] = alpha * Ap Bp + beta * C (beta == 0: C not read). */           \
-    static ADJC_BLAS_NOINLINE_ void adjc_##P##gemm_micro_(int64_t kc, const T *restrict Ap, const T *restrict Bp, \
-                                             T alpha, T beta, T *restrict C, int64_t ldc, int64_t m,    \
-                                             int64_t n) {                                               \
-        enum { MR = ADJC_BLAS_MR, NR = ADJC_BLAS_NR_##P };                                              \
-        T acc[MR][NR];                                                                                  \
-        for (int i = 0; i < MR; i++) {                                                                  \
-            for (int j = 0; j < NR; j++) {                                                              \
-                acc[i][j] = 0;                                                                          \
-            }                                                                                           \
-        }                                                                                               \
-        /* Rank-1 updates of the tile: gcc keeps acc in MR x 3 vector registers. */                     \
-        for (int64_t p = 0; p < kc; p++) {                                                              \
-            const T *a = Ap + p * MR, *b = Bp + p * NR;                                                 \
-            for (int i = 0; i < MR; i++) {                                                              \
-                for (int j = 0; j < NR; j++) {                                                          \
-                    acc[i][j] = ADJC_BLAS_FMA_##P(a[i], b[j], acc[i][j]);                               \
-                }                                                                                       \
-            }                                                                                           \
-        }                                                                                               \
-        for (int64_t i = 0; i < m; i++) {                                                               \
-            T *c = C + i * ldc;                                                                         \
-            if (beta == (T)0) {                                                                         \
-                for (int64_t j = 0; j < n; j++) {                                                       \
-                    c[j] = alpha * acc[i][j];                                                           \
-                }                                                                                       \
-            } else {                                                                                    \
-                for (int64_t j = 0; j < n; j++) {                                                       \
-                    c[j] = beta * c[j] + alpha * acc[i][j];                                             \
-                }                                                                                       \
-            }                                                                                           \
-        }                                                                                               \
-    }                                                                                                   \
-                                                                                                        \
     /* Rows [0, mc) x columns [0, kc) of op(A) into MR-row slivers: sliver s, column p holds */         \
     /* op(A)(s * MR + 0..MR, p), rows past mc zero. */                                                  \
     static inline void adjc_##P##gemm_pack_a_(int64_t mc, int64_t kc, const T *A, int64_t ars,          \
@@ -395,14 +456,12 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
     }                                                                                                   \
                                                                                                         \
     /* Rows [0, kc) x columns [0, nc) of op(B) into NR-column slivers: sliver s, row p holds */         \
-    /* op(B)(p, s * NR + 0..NR), columns past nc zero. Thread tid of nth packs its share. */            \
+    /* op(B)(p, s * NR + 0..NR), columns past nc zero. */                                               \
     static inline void adjc_##P##gemm_pack_b_(int64_t kc, int64_t nc, const T *B, int64_t brs,          \
-                                              int64_t bcs, T *restrict Bp, int tid, int nth) {          \
+                                              int64_t bcs, T *restrict Bp) {                            \
         enum { NR = ADJC_BLAS_NR_##P };                                                                 \
-        int64_t t_lo, t_hi;                                                                             \
-        adjc_blas_share_((nc + NR - 1) / NR, 1, tid, nth, &t_lo, &t_hi);                                \
-        for (int64_t t = t_lo; t < t_hi; t++) {                                                         \
-            int64_t s = t * NR, n = nc - s < NR ? nc - s : NR;                                          \
+        for (int64_t s = 0; s < nc; s += NR) {                                                          \
+            int64_t n = nc - s < NR ? nc - s : NR;                                                      \
             T *dst = Bp + s * kc;                                                                       \
             if (bcs == 1 && n == NR) {                                                                  \
                 for (int64_t p = 0; p < kc; p++) {                                                      \
@@ -421,45 +480,52 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         }                                                                                               \
     }                                                                                                   \
                                                                                                         \
-    /* The loops above for thread tid of nth: inside adjc's own parallel region, or called */           \
-    /* directly with 0 of 1 (no worksharing construct or barrier is then met, so the call is */         \
-    /* also safe inside a caller's parallel region). Bp is shared, Ap this thread's own. */             \
+    /* The loops above, on one thread (Ap: MC x KC, Bp: KC x NC, at most). */                            \
     static inline void adjc_##P##gemm_blocked_(int64_t M, int64_t N, int64_t K, T alpha, const T *A,    \
                                                int64_t ars, int64_t acs, const T *B, int64_t brs,       \
-                                               int64_t bcs, T beta, T *C, int64_t ldc, T *Ap, T *Bp,    \
-                                               int tid, int nth) {                                      \
+                                               int64_t bcs, T beta, T *C, int64_t ldc, T *Ap, T *Bp) {  \
         enum { MR = ADJC_BLAS_MR, NR = ADJC_BLAS_NR_##P };                                              \
         const int64_t KC = ADJC_BLAS_KC_##P, MC = ADJC_BLAS_MC_##P, NC = ADJC_BLAS_NC_##P;              \
-        /* This thread's rows of C: whole MR strips, a contiguous share. */                             \
-        int64_t m_lo, m_hi;                                                                             \
-        adjc_blas_share_(M, MR, tid, nth, &m_lo, &m_hi);                                                \
         for (int64_t jc = 0; jc < N; jc += NC) {                                                        \
             int64_t nc = N - jc < NC ? N - jc : NC;                                                     \
             for (int64_t pc = 0; pc < K; pc += KC) {                                                    \
                 int64_t kc = K - pc < KC ? K - pc : KC;                                                 \
                 T b = pc == 0 ? beta : (T)1;                                                            \
-                /* Every thread is done with the previous panel before it is overwritten, and */        \
-                /* the whole panel is packed before anyone reads it. */                                 \
-                if (nth > 1) {                                                                          \
-                    ADJC_BLAS_OMP_(barrier)                                                             \
-                }                                                                                       \
-                adjc_##P##gemm_pack_b_(kc, nc, B + pc * brs + jc * bcs, brs, bcs, Bp, tid, nth);        \
-                if (nth > 1) {                                                                          \
-                    ADJC_BLAS_OMP_(barrier)                                                             \
-                }                                                                                       \
-                for (int64_t ic = m_lo; ic < m_hi; ic += MC) {                                          \
-                    int64_t mc = m_hi - ic < MC ? m_hi - ic : MC;                                       \
+                adjc_##P##gemm_pack_b_(kc, nc, B + pc * brs + jc * bcs, brs, bcs, Bp);                  \
+                for (int64_t ic = 0; ic < M; ic += MC) {                                                \
+                    int64_t mc = M - ic < MC ? M - ic : MC;                                             \
                     adjc_##P##gemm_pack_a_(mc, kc, A + ic * ars + pc * acs, ars, acs, Ap);              \
                     for (int64_t jr = 0; jr < nc; jr += NR) {                                           \
                         int64_t n = nc - jr < NR ? nc - jr : NR;                                        \
                         for (int64_t ir = 0; ir < mc; ir += MR) {                                       \
                             int64_t m = mc - ir < MR ? mc - ir : MR;                                    \
-                            adjc_##P##gemm_micro_(kc, Ap + ir * kc, Bp + jr * kc, alpha, b,             \
+                            adjc_##P##gemm_micro_(kc, Ap + ir * kc, Bp + jr * kc, NR, alpha, b,         \
                                                   C + (ic + ir) * ldc + jc + jr, ldc, m, n);            \
                         }                                                                               \
                     }                                                                                   \
                 }                                                                                       \
             }                                                                                           \
+        }                                                                                               \
+    }                                                                                                   \
+                                                                                                        \
+    /* Block `tid` of `nth` of the product (columns when by_cols, else rows), with this */              \
+    /* thread's panels at `work` (`per` elements, 64-byte aligned). */                                  \
+    static inline void adjc_##P##gemm_share_(int64_t M, int64_t N, int64_t K, T alpha, const T *A,      \
+                                             int64_t ars, int64_t acs, const T *B, int64_t brs,         \
+                                             int64_t bcs, T beta, T *C, int64_t ldc, int by_cols,       \
+                                             int tid, int nth, T *work, int64_t ap_len) {               \
+        enum { MR = ADJC_BLAS_MR, NR = ADJC_BLAS_NR_##P };                                              \
+        int64_t lo, hi;                                                                                 \
+        adjc_blas_share_(by_cols ? N : M, by_cols ? NR : MR, tid, nth, &lo, &hi);                       \
+        if (lo >= hi) {                                                                                 \
+            return;                                                                                     \
+        }                                                                                               \
+        if (by_cols) {                                                                                  \
+            adjc_##P##gemm_blocked_(M, hi - lo, K, alpha, A, ars, acs, B + lo * bcs, brs, bcs, beta,    \
+                                    C + lo, ldc, work, work + ap_len);                                  \
+        } else {                                                                                        \
+            adjc_##P##gemm_blocked_(hi - lo, N, K, alpha, A + lo * ars, ars, acs, B, brs, bcs, beta,    \
+                                    C + lo * ldc, ldc, work, work + ap_len);                            \
         }                                                                                               \
     }                                                                                                   \
                                                                                                         \
@@ -492,7 +558,7 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
     /* Few rows (M <= ADJC_BLAS_SMALL_M, e.g. a batch of 8 samples times a layer's weights): the */     \
     /* product is a stream over op(B), which packing would copy once more. The rows of C are */         \
     /* computed together, as R = 1, 2, 4 or 8 rows (M rounded up; missing rows are zero) by the */      \
-    /* tile functions of ADJC_BLAS_FEW_ROWS_, which keep every partial sum in registers. */             \
+    /* tiles of ADJC_BLAS_TILE_ and ADJC_BLAS_FEW_ROWS_NT_ (partial sums in registers). */              \
                                                                                                         \
     /* With B's rows contiguous (op(B) = B): panels of KB rows of B; the KB x R values scale * */       \
     /* op(A)(i, p) of a panel are packed once, then each NR-column strip of the panel adds f */         \
@@ -518,7 +584,7 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
                 const T *Bq = B + p0 * brs;                                                             \
                 int64_t j = jb;                                                                         \
                 for (; j + NR <= je; j += NR) {                                                         \
-                    adjc_##P##gemm_fr_nn_tile_(rows, kb, ap, Bq + j, brs, f, C + j, ldc, M, NR);        \
+                    ADJC_BLAS_BY_ROWS_(rows, adjc_##P##gemm_fr_nn, kb, ap, Bq + j, brs, f, (T)1, C + j, ldc, M, NR) \
                 }                                                                                       \
                 if (j < je) {                                                                           \
                     /* The last, narrower strip: through a zero-padded copy. */                         \
@@ -528,7 +594,7 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
                             bt[q * NR + c] = c < n ? Bq[q * brs + j + c] : (T)0;                        \
                         }                                                                               \
                     }                                                                                   \
-                    adjc_##P##gemm_fr_nn_tile_(rows, kb, ap, bt, NR, f, C + j, ldc, M, n);              \
+                    ADJC_BLAS_BY_ROWS_(rows, adjc_##P##gemm_fr_nn, kb, ap, bt, NR, f, (T)1, C + j, ldc, M, n)     \
                 }                                                                                       \
             }                                                                                           \
         }                                                                                               \
@@ -542,7 +608,7 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
                                              int64_t bcs, T *C, int64_t ldc) {                          \
         T out[16];                                                                                      \
         for (int64_t j = lo; j < hi; j += 2) {                                                          \
-            adjc_##P##gemm_fr_nt_tile_(rows, K, Ar, ldr, B + j * bcs, j + 1 < hi ? bcs : 0, out);       \
+            ADJC_BLAS_BY_ROWS_(rows, adjc_##P##gemm_fr_nt, K, Ar, ldr, B + j * bcs, j + 1 < hi ? bcs : 0, out) \
             for (int64_t i = 0; i < M; i++) {                                                           \
                 C[i * ldc + j] += f * out[2 * i];                                                       \
                 if (j + 1 < hi) {                                                                       \
@@ -570,37 +636,6 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         } else {                                                                                        \
             adjc_##P##gemm_fr_nt_(lo, hi, M, K, f, Ar, ldr, rows, B, bcs, C, ldc);                      \
         }                                                                                               \
-    }                                                                                                   \
-                                                                                                        \
-    /* The power of two that brings op(A)'s largest magnitude into [0.5, 1) when op(A) holds */         \
-    /* subnormal numbers (else 1). The few rows of op(A) meet every column of B, so one */              \
-    /* subnormal element costs a microcode assist per vector multiply-add it enters, N of */            \
-    /* them (mlp's saturated softmax: a 3x slower adjoint). Scaled by a power of two the */             \
-    /* values are exact and normal, and alpha / scale undoes it in the one rounding of the */           \
-    /* final multiply: the sums are then at least as accurate as unscaled. Not applied when */          \
-    /* alpha / scale would itself be subnormal. */                                                      \
-    static inline T adjc_##P##gemm_fr_scale_(int64_t M, int64_t K, const T *A, int64_t ars, int64_t acs, \
-                                             T alpha) {                                                 \
-        T amax = 0;                                                                                     \
-        int subnormal = 0;                                                                              \
-        for (int64_t i = 0; i < M; i++) {                                                               \
-            for (int64_t p = 0; p < K; p++) {                                                           \
-                T v = A[i * ars + p * acs];                                                             \
-                v = v < 0 ? -v : v;                                                                     \
-                amax = v > amax ? v : amax;                                                             \
-                subnormal |= v != 0 && v < ADJC_BLAS_TMIN_##P;                                          \
-            }                                                                                           \
-        }                                                                                               \
-        T scale = 1;                                                                                    \
-        if (subnormal) {                                                                                \
-            const T limit = (T)1 / ADJC_BLAS_TMIN_##P;                                                  \
-            while (amax * scale < (T)0.5 && scale < limit) {                                            \
-                scale *= 2;                                                                             \
-            }                                                                                           \
-        }                                                                                               \
-        T f = alpha / scale;                                                                            \
-        f = f < 0 ? -f : f;                                                                             \
-        return f >= ADJC_BLAS_TMIN_##P ? scale : (T)1;                                                  \
     }                                                                                                   \
                                                                                                         \
     /* The few-rows product, split among threads by columns of C. */                                    \
@@ -669,27 +704,32 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
         int nth = par ? ADJC_BLAS_MAXTH_() : 1;                                                         \
         enum { MR = ADJC_BLAS_MR, NR = ADJC_BLAS_NR_##P };                                              \
         const int64_t KC = ADJC_BLAS_KC_##P, MC = ADJC_BLAS_MC_##P, NC = ADJC_BLAS_NC_##P;              \
-        int64_t kc = K < KC ? K : KC, nc = N < NC ? N : NC;                                             \
-        nc = (nc + NR - 1) / NR * NR;                                                                   \
-        int64_t mc = M < MC ? (M + MR - 1) / MR * MR : MC;                                              \
-        void *raw = work < ADJC_BLAS_SMALL ? NULL                                                       \
-                                           : malloc(sizeof(T) * (size_t)(kc * nc + nth * mc * kc) + 128); \
+        /* Each thread's panels, Ap mc x kc and Bp kc x nc, sized for the whole product: the */         \
+        /* region may get fewer threads, hence larger blocks, than asked for. */                        \
+        int by_cols = N >= M;                                                                           \
+        int64_t kc = K < KC ? K : KC;                                                                   \
+        int64_t nc = (N < NC ? N : NC) + NR - 1, mc = (M < MC ? M : MC) + MR - 1;                       \
+        nc -= nc % NR;                                                                                  \
+        mc -= mc % MR;                                                                                  \
+        /* Per thread: Ap then Bp, rounded up to 64 bytes. */                                           \
+        int64_t ap_len = (mc * kc * (int64_t)sizeof(T) + 63) / 64 * 64 / (int64_t)sizeof(T);            \
+        int64_t per = ap_len + (kc * nc * (int64_t)sizeof(T) + 63) / 64 * 64 / (int64_t)sizeof(T);      \
+        void *raw = work < ADJC_BLAS_SMALL ? NULL : malloc(sizeof(T) * (size_t)(nth * per) + 64);       \
         if (raw == NULL) {                                                                              \
             adjc_##P##gemm_loops_(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc);              \
             return;                                                                                     \
         }                                                                                               \
-        T *Bp = adjc_##P##blas_align_(raw);                                                             \
-        T *Ap0 = adjc_##P##blas_align_(Bp + kc * nc);                                                   \
+        T *buf = adjc_##P##blas_align_(raw);                                                            \
         if (par && nth > 1) {                                                                           \
             ADJC_BLAS_OMP_(parallel num_threads(nth))                                                   \
             {                                                                                           \
                 int tid = ADJC_BLAS_TID_();                                                             \
-                adjc_##P##gemm_blocked_(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc,         \
-                                        Ap0 + tid * mc * kc, Bp, tid, ADJC_BLAS_NTH_());                \
+                adjc_##P##gemm_share_(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc, by_cols,  \
+                                      tid, ADJC_BLAS_NTH_(), buf + tid * per, ap_len);                  \
             }                                                                                           \
         } else {                                                                                        \
-            adjc_##P##gemm_blocked_(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc, Ap0, Bp, 0, \
-                                    1);                                                                 \
+            adjc_##P##gemm_blocked_(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc, buf,        \
+                                    buf + ap_len);                                                      \
         }                                                                                               \
         free(raw);                                                                                      \
     }
@@ -880,16 +920,24 @@ static inline void adjc_blas_share_(int64_t n, int64_t q, int tid, int nth, int6
 
 ADJC_BLAS_LEVEL2_(double, d)
 ADJC_BLAS_LEVEL2_(float, s)
-ADJC_BLAS_FEW_ROWS_(double, d, 1)
-ADJC_BLAS_FEW_ROWS_(double, d, 2)
-ADJC_BLAS_FEW_ROWS_(double, d, 4)
-ADJC_BLAS_FEW_ROWS_(double, d, 8)
-ADJC_BLAS_FEW_ROWS_DISPATCH_(double, d)
-ADJC_BLAS_FEW_ROWS_(float, s, 1)
-ADJC_BLAS_FEW_ROWS_(float, s, 2)
-ADJC_BLAS_FEW_ROWS_(float, s, 4)
-ADJC_BLAS_FEW_ROWS_(float, s, 8)
-ADJC_BLAS_FEW_ROWS_DISPATCH_(float, s)
+ADJC_BLAS_TILE_(double, d, ADJC_BLAS_MR, micro)
+ADJC_BLAS_TILE_(double, d, 1, fr_nn1)
+ADJC_BLAS_TILE_(double, d, 2, fr_nn2)
+ADJC_BLAS_TILE_(double, d, 4, fr_nn4)
+ADJC_BLAS_TILE_(double, d, 8, fr_nn8)
+ADJC_BLAS_FEW_ROWS_NT_(double, d, 1)
+ADJC_BLAS_FEW_ROWS_NT_(double, d, 2)
+ADJC_BLAS_FEW_ROWS_NT_(double, d, 4)
+ADJC_BLAS_FEW_ROWS_NT_(double, d, 8)
+ADJC_BLAS_TILE_(float, s, ADJC_BLAS_MR, micro)
+ADJC_BLAS_TILE_(float, s, 1, fr_nn1)
+ADJC_BLAS_TILE_(float, s, 2, fr_nn2)
+ADJC_BLAS_TILE_(float, s, 4, fr_nn4)
+ADJC_BLAS_TILE_(float, s, 8, fr_nn8)
+ADJC_BLAS_FEW_ROWS_NT_(float, s, 1)
+ADJC_BLAS_FEW_ROWS_NT_(float, s, 2)
+ADJC_BLAS_FEW_ROWS_NT_(float, s, 4)
+ADJC_BLAS_FEW_ROWS_NT_(float, s, 8)
 ADJC_BLAS_GEMM_(double, d)
 ADJC_BLAS_GEMM_(float, s)
 

@@ -120,7 +120,7 @@ pub enum BlasArg {
 }
 
 #[derive(Args, Debug, Clone)]
-#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["cflags", "libs"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["cflags", "libs", "notes"])))]
 pub struct ConfigArgs {
     /// The compile flags.
     #[arg(long)]
@@ -128,6 +128,10 @@ pub struct ConfigArgs {
     /// The link flags.
     #[arg(long)]
     pub libs: bool,
+    /// Describe how the build runs BLAS and OpenMP threads: what to link, which environment
+    /// variables and calls set BLAS's threads, what to do inside your own parallel regions.
+    #[arg(long)]
+    pub notes: bool,
     /// Which BLAS the matrix products call.
     #[arg(long, value_enum, default_value_t = BlasArg::None)]
     pub blas: BlasArg,

@@ -224,7 +224,15 @@ pub fn run_config(args: &ConfigArgs) -> CliResult<()> {
     if args.libs {
         flags.extend(config.libs());
     }
-    println!("{}", flags.join(" "));
+    if args.cflags || args.libs {
+        println!("{}", flags.join(" "));
+    }
+    if args.notes {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        for line in config.notes(adjc::buildflags::openblas_coretype(&cpuinfo)) {
+            println!("{line}");
+        }
+    }
     Ok(())
 }
 

@@ -452,6 +452,23 @@ fn fallback_blas_matches_reference_loops() {
         let run = Command::new(&exe).env("OMP_NUM_THREADS", "3").output().expect("run check");
         assert!(run.status.success() && text(&run).trim() == "ok", "{name}:\n{}", text(&run));
     }
+    // With OpenBLAS, the same checks go through adjc's gemm wrapper (`adjc_dgemm_lib_`:
+    // few-rows products with subnormal op(A) scaled into a copy), serial and OpenMP.
+    if have_openblas() {
+        for (name, omp) in [("openblas", false), ("openblas-omp", true)] {
+            let exe = dir.join(name);
+            let mut cc = Command::new("cc");
+            cc.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-DADJC_BLAS=cblas"]);
+            if omp {
+                cc.arg("-fopenmp");
+            }
+            cc.arg("-I").arg(&runtime).arg(&src).arg("-o").arg(&exe).args(["-lopenblas", "-lm"]);
+            let out = cc.output().expect("run cc");
+            assert!(out.status.success(), "{name}: {}", text(&out));
+            let run = Command::new(&exe).env("OMP_NUM_THREADS", "3").output().expect("run check");
+            assert!(run.status.success() && text(&run).trim() == "ok", "{name}:\n{}", text(&run));
+        }
+    }
     // The GFLOP/s benchmark of the fallback (README: BLAS) keeps compiling.
     let bench = root().join("adjc/tests/blas_fallback/bench.c");
     let out = Command::new("cc")

@@ -156,6 +156,11 @@ fn config_prints_compile_and_link_flags() {
     assert_eq!(flags.trim(), "-Igen -std=c11 -fno-trapping-math -fopenmp -DADJC_BLAS=cblas");
     assert_eq!(ok(&["config", "--libs", "--blas", "cblas", "--openmp"]).trim(), "-fopenmp -lopenblas -lm");
     assert_eq!(ok(&["config", "--libs"]).trim(), "-lm");
+    // --notes: the thread settings of the build, after the flags when both are asked for.
+    let notes = ok(&["config", "--notes", "--blas", "mkl", "--openmp"]);
+    assert!(notes.starts_with("OpenMP:") && notes.contains("mkl_set_num_threads_local(1)"), "{notes}");
+    let both = ok(&["config", "--libs", "--notes"]);
+    assert!(both.starts_with("-lm\n") && both.contains("OpenMP: off"), "{both}");
     let out = adjc(&["config"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let out = adjc(&["config", "--cflags", "--blas", "atlas"]);

@@ -1,7 +1,8 @@
 /*
- * The fallback BLAS of runtime-c/adjc_blas.h against naive reference loops (long double):
+ * The BLAS of runtime-c/adjc_blas.h against naive reference loops (long double): the fallback,
+ * or with -DADJC_BLAS=cblas the library behind adjc's gemm wrapper (few-rows scaling):
  * gemm for every transpose pair, both orders, sizes that are not multiples of the register
- * tile or the cache blocks (1, 7, 33, 129), leading dimensions wider than the matrices,
+ * tile or the cache blocks (1, 7, 33, 65, 129, 257), leading dimensions wider than the matrices,
  * alpha/beta including beta == 0 over NaN (which must not leak into C) and alpha == 0;
  * gemv for both transposes with unit and strided vectors; ger; dot; in double and float.
  * Elements outside the operation (the padding of leading dimensions, the gaps of strided
@@ -190,7 +191,7 @@ CHECK_GEMM_(float, s, 1e-5L, FLT_TRUE_MIN)
 int main(void) {
     static const long sizes[][3] = {{1, 1, 1},    {7, 33, 129}, {129, 7, 33}, {33, 129, 7}, {129, 129, 129},
                                     {1, 129, 33}, {129, 1, 7},  {33, 7, 1},   {7, 7, 129},  {1, 1, 129},
-                                    {8, 17, 300}, {130, 131, 257},
+                                    {8, 17, 300}, {130, 131, 257}, {65, 65, 65}, {257, 65, 7},
                                     /* few rows (M <= 8): each tile height, column strips */
                                     /* and panels with remainders, a JB block boundary */
                                     {2, 61, 35},  {3, 50, 17},  {5, 100, 40}, {8, 4200, 9}};
