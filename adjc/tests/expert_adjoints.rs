@@ -79,14 +79,15 @@ fn mlp_relu_masks_and_bias_reductions() {
     // The first update of x_2_b assigns: no zero-fill pass before it (fill_merge, zero_fill).
     assert!(adj.contains("x_2_b_(i, j) = x_2_(i, j) > 0.0 ? x_3_b_(i, j) : 0.0;"), "{adj}");
     assert!(!adj.contains(">= 0.0 ?"), "{adj}");
-    // b1 was broadcast over the batch: its adjoint is a column sum, each thread owning b1_b[j].
-    let bias = block_after(adj, "b1_b[j] +=");
-    assert_eq!(bias[0].trim(), "b1_b[j] += x_b_(i, j);");
+    // b1 was broadcast over the batch: its adjoint is a column sum, each thread owning b1_b[j],
+    // summed in a local (autodiff/src/element_sum.rs) and added once.
     let lines: Vec<&str> = adj.lines().collect();
-    let at = lines.iter().position(|l| l.contains("b1_b[j] +=")).unwrap();
+    let at = lines.iter().position(|l| l.contains("b1_b_sum += x_b_(i, j);")).unwrap();
     assert_eq!(lines[at - 1].trim(), "for (int64_t i = 0; i < N; i++) {");
-    assert_eq!(lines[at - 2].trim(), "for (int64_t j = 0; j < S0; j++) {");
-    assert_eq!(lines[at - 3].trim(), "ADJC_OMP(parallel for)");
+    assert_eq!(lines[at - 2].trim(), "ADJC_OMP(simd reduction(+:b1_b_sum))");
+    let map = lines[..at].iter().rposition(|l| l.trim() == "for (int64_t j = 0; j < S0; j++) {").unwrap();
+    assert_eq!(lines[map - 1].trim(), "ADJC_OMP(parallel for)");
+    assert!(lines[at..].iter().take(5).any(|l| l.trim() == "b1_b[j] += b1_b_sum;"), "{adj}");
 }
 
 #[test]
@@ -143,10 +144,12 @@ fn convolution_adjoint_is_parallel_over_the_owners_of_its_writes() {
     assert_eq!(nests[1].trim(), "ADJC_OMP(parallel for)", "{text}");
     assert_eq!(nests[2].trim(), "for (int64_t k = 0; k < N; k++) {", "{text}");
     let lines: Vec<&str> = adj.lines().map(str::trim).collect();
-    let x = lines.iter().position(|l| l.starts_with("input_b_(k, m, n, p) +=")).unwrap();
+    let x = lines.iter().position(|l| l.starts_with("input_b_sum += weights_(m - i, n - j, p, l)")).unwrap();
     // Its iterations are independent: it runs forwards, l sunk innermost
-    // (autodiff/src/loop_order.rs).
+    // (autodiff/src/loop_order.rs), summed in a local (autodiff/src/element_sum.rs).
     assert_eq!(lines[x - 1], "for (int64_t l = 0; l < C_out; l++) {", "{adj}");
+    assert_eq!(lines[x - 2], "ADJC_OMP(simd reduction(+:input_b_sum))", "{adj}");
+    assert!(lines[x..].iter().take(4).any(|l| *l == "input_b_(k, m, n, p) += input_b_sum;"), "{adj}");
     // weights_b[.., p, l]: each output channel owns its slice.
     let w = lines.iter().position(|l| l.starts_with("weights_b_(m - i, n - j, p, l) +=")).unwrap();
     let map = lines[..w].iter().rposition(|l| l.starts_with("ADJC_OMP(parallel for")).unwrap();

@@ -2,7 +2,7 @@
 //! forward function and in its adjoint's forward sweep, the output element is zero-filled
 //! first and the innermost loop of the reduction nest runs over the output channel, the
 //! unit-stride axis of `output` and `weights`; the adjoint of `input` is a dot over that
-//! channel (loop_order.rs sinks it innermost). The gradients of the convolution kernels still
+//! channel (loop_order.rs sinks it innermost), summed in a local (element_sum.rs). The gradients of the convolution kernels still
 //! pass `adjc check` serial and with OpenMP.
 
 mod common;
@@ -46,10 +46,13 @@ fn conv2d_accumulates_along_the_output_channel() {
         let m_at = f.find("for (int64_t m = i; m < K + i; m++) {").unwrap();
         assert!(fill_at < m_at, "{name}:\n{f}");
     }
-    // The adjoint of the input is a dot over the output channel (autodiff/src/loop_order.rs).
+    // The adjoint of the input is a dot over the output channel (autodiff/src/loop_order.rs),
+    // summed in a local as a vector reduction (autodiff/src/element_sum.rs).
     let start = c.find("\nint conv2d_bias_b(").unwrap();
-    let dot = innermost_loop_of(&c[start..], "input_b_(k, m, n, p) +=");
+    let dot = innermost_loop_of(&c[start..], "input_b_sum += weights_(m - i, n - j, p, l)");
     assert_eq!(dot, "for (int64_t l = 0; l < C_out; l++) {", "{c}");
+    assert!(c[start..].contains("ADJC_OMP(simd reduction(+:input_b_sum))"), "{c}");
+    assert!(c[start..].contains("input_b_(k, m, n, p) += input_b_sum;"), "{c}");
 }
 
 #[test]

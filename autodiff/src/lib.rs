@@ -62,6 +62,8 @@
 //!   `report`: the tape report; `shared`: which adjoint accumulations race;
 //! * `signature`: adjoint parameters and their documentation; `assemble`: layout;
 //!   `cse`: repeated calls of a derivative named once (`tanh_s = tanh(...)`);
+//!   `element_sum`: a loop's sum into one array element accumulated in a local (a vector
+//!   reduction instead of an add chain through memory);
 //!   `fuse`: forward maps fused into the reverse maps over the same elements (one pass);
 //!   `rank_update`: the `ger` updates (and zero-fill) of one adjoint matrix as one map;
 //!   `fill_merge`: a zero-fill and the map that first adds into it, as one assigning map;
@@ -88,6 +90,7 @@ mod blas;
 mod checkpoint;
 pub mod cse;
 mod deriv;
+pub mod element_sum;
 mod error;
 mod expert;
 pub mod fill_merge;
