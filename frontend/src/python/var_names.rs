@@ -280,7 +280,7 @@ impl Lowerer<'_> {
         });
         for (v, cand) in names {
             let temp = self.wanted.get(&v).is_some_and(|w| w.temp);
-            let free = |n: &str, taken: &BTreeSet<String>| !taken.contains(n) && !(temp && self.reserved.contains(n));
+            let free = |n: &str, taken: &BTreeSet<String>| !(taken.contains(n) || (temp && self.reserved.contains(n)));
             let name = if free(&cand, &taken) {
                 cand
             } else {
