@@ -81,6 +81,12 @@ impl Pipeline {
         let sizes: std::collections::BTreeMap<String, i64> =
             self.options.sizes.iter().map(|(k, v)| (self.source_name(&primal, k), *v)).collect();
         let (mut adjoint, memory) = plan_memory(self.options.memory.as_ref(), &sizes, planning)?;
+        // Local adjoints start at zero right before their first use, under the comment of
+        // the statement that needs them; a memory plan's arena assumes the start of the
+        // reverse sweep, so they stay there under a plan.
+        if memory.is_none() {
+            adjoint.function = adjc_autodiff::zero_place::place_zero_starts(&adjoint.function);
+        }
         // Scatter updates of the adjoint's stencil sweeps become one map per neighbour,
         // without atomics (validated below).
         adjoint.function = adjc_autodiff::split::split_shared_maps(&adjoint.function);

@@ -76,13 +76,13 @@ fn mlp_relu_masks_and_bias_reductions() {
     let adj = function(&c, "mlp_b");
     assert_eq!(atomics(adj), 0, "{adj}");
     assert!(adj.contains("softmax backward"), "{adj}");
-    // The first update of x_2_b assigns: no zero-fill pass before it (fill_merge, zero_fill).
-    assert!(adj.contains("x_2_b_(i, j) = x_2_(i, j) > 0.0 ? x_3_b_(i, j) : 0.0;"), "{adj}");
+    // The first update of relu2_x_b assigns: no zero-fill pass before it (fill_merge, zero_fill).
+    assert!(adj.contains("relu2_x_b_(i, j) = relu2_x_(i, j) > 0.0 ? relu2_b_(i, j) : 0.0;"), "{adj}");
     assert!(!adj.contains(">= 0.0 ?"), "{adj}");
     // b1 was broadcast over the batch: its adjoint is a column sum, each thread owning b1_b[j],
     // summed in a local (autodiff/src/element_sum.rs) and added once.
     let lines: Vec<&str> = adj.lines().collect();
-    let at = lines.iter().position(|l| l.contains("b1_b_sum += x_b_(i, j);")).unwrap();
+    let at = lines.iter().position(|l| l.contains("b1_b_sum += relu1_x_b_(i, j);")).unwrap();
     assert_eq!(lines[at - 1].trim(), "for (int64_t i = 0; i < N; i++) {");
     assert_eq!(lines[at - 2].trim(), "ADJC_OMP(simd reduction(+:b1_b_sum))");
     let map = lines[..at].iter().rposition(|l| l.trim() == "for (int64_t j = 0; j < S0; j++) {").unwrap();
@@ -130,7 +130,7 @@ fn normalisation_by_the_std_keeps_reductions_and_broadcasts() {
     let red = block_after(adj, "a broadcast operand's adjoint").join("\n");
     // Updated in place (`+=`, or `-=` where the derivative's sign is folded into it).
     let updated = |place: &str| red.contains(&format!("{place} +=")) || red.contains(&format!("{place} -="));
-    assert!(updated("mean_2_b_(0, l, m, n)") && updated("std_2_b_(0, l, m, n)"), "{red}");
+    assert!(updated("batchnorm2d3_mean_b_(0, l, m, n)") && updated("batchnorm2d3_std_b_(0, l, m, n)"), "{red}");
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn convolution_and_pooling_adjoints_own_their_writes() {
     let adj = function(&c, "lenet5_b");
     // Max-pool: the first element of the window that reached the maximum gets the adjoint.
     assert!(adj.contains("the first iteration that reached the maximum"), "{adj}");
-    assert!(adj.contains("x_3_b_(k, m_win_1, n_win_1, l) += output_3_b_(k, i, j, l);"), "{adj}");
+    assert!(adj.contains("relu2_b_(k, m_win_1, n_win_1, l) += maxpool2d2_output_b_(k, i, j, l);"), "{adj}");
     // Only the flattening reshape's adjoint (a permutation adjc cannot prove injective)
     // keeps an atomic; the biases and the ReLUs have none.
     assert_eq!(atomics(adj), 1, "{adj}");

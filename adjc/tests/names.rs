@@ -45,3 +45,44 @@ fn renamed_identifiers_pass_the_check_and_are_listed_in_the_header() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+const NETWORK: &str = r#"import numpy as np
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def net(inp: "float64[N, K]", w1: "float64[K, M]", w2: "float64[M, P]"):
+    x = relu(inp @ w1)
+    x = relu(np.exp(-x) @ w2 + 1.0)
+    relu2 = np.sum(x * x)
+    return relu2
+"#;
+
+/// Temporaries are named after what they hold (`frontend/src/python/var_names.rs`): the
+/// values of a reassigned `x` after the calls that computed them, the helper's parameter after
+/// its call, adjoints after them; a source variable called like a call keeps its name. The
+/// gradient check passes, and the names are the same on every run.
+#[test]
+fn temporaries_are_named_after_what_they_hold() {
+    let dir = scratch("temp-names");
+    let src = dir.join("net.py");
+    std::fs::write(&src, NETWORK).unwrap();
+    let out_dir = dir.join("out");
+    let args = ["transpile", src.to_str().unwrap(), "-o", out_dir.to_str().unwrap()];
+    let out = adjc(&args);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(out_dir.join("net.c")).unwrap();
+    for name in ["relu1_x", "relu1", "relu2_x", "relu2_1", "relu2_1_b", "relu2_x_b", "exp_neg_x", "dot_x_w2"] {
+        assert!(c.contains(&format!("*{name} = adjc_alloc")), "no array {name}:\n{c}");
+    }
+    // The source's `relu2` (a scalar) keeps its name; no bare numbered `x_1`.
+    assert!(c.contains("relu2 = 0.0;") || c.contains("double relu2 "), "{c}");
+    assert!(!c.contains("x_1") && !c.contains("x_2"), "{c}");
+    let again = adjc(&args);
+    assert!(again.status.success());
+    assert_eq!(c, std::fs::read_to_string(out_dir.join("net.c")).unwrap(), "names change between runs");
+    let check = adjc(&["check", src.to_str().unwrap(), "--sizes", "N=3,K=4,M=5,P=2"]);
+    assert!(text(&check).contains("check passed"), "{}", text(&check));
+}

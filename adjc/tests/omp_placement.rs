@@ -232,10 +232,10 @@ fn scalar_sums_carry_simd_reductions() {
     let durbin = transpile(&dir, "durbin", &[]);
     for name in ["durbin", "durbin_b"] {
         let f = function(&durbin, name);
-        let above = pragmas_above(f, "dot_1 += r[k - i - 1] * y[i];");
+        let above = pragmas_above(f, "dot_r_y += r[k - i - 1] * y[i];");
         assert!(!above.is_empty(), "no dot loop in\n{f}");
         for p in &above {
-            assert_eq!(p, "ADJC_OMP(simd reduction(+:dot_1))", "{name}:\n{f}");
+            assert_eq!(p, "ADJC_OMP(simd reduction(+:dot_r_y))", "{name}:\n{f}");
         }
     }
     // The reverse sweep's `alpha_b += y[k - i - 1] * y_tmp_b[i]`: a reversed read is no

@@ -37,10 +37,10 @@ fn check(file: &str, flags: &[&str]) {
 fn doitgen_copies_the_seed_and_calls_gemm_with_beta_zero() {
     let flags = ["--wrt", "A", "--of", "A"];
     let c = adjoint_c("examples/python/doitgen.py", &flags, "doitgen");
-    assert!(!c.contains("dot_b_(i_1, j_1, k_1, l) = 0.0;"), "zero fill of dot_b left:\n{c}");
-    assert!(!c.contains("dot_b_(i, i_1, 0, j_1) = 0.0;"), "dead zeroing of dot_b left:\n{c}");
+    assert!(!c.contains("dot_A_C4_b_(i_1, j_1, k_1, l) = 0.0;"), "zero fill of dot_A_C4_b left:\n{c}");
+    assert!(!c.contains("dot_A_C4_b_(i, i_1, 0, j_1) = 0.0;"), "dead zeroing of dot_A_C4_b left:\n{c}");
     assert!(!c.contains("A_b_(i, j, k) = 0.0;"), "zeroing of A_b before an overwrite left:\n{c}");
-    assert!(c.contains("dot_b_(i, j, 0, k) = A_b_(i, j, k);"), "{c}");
+    assert!(c.contains("dot_A_C4_b_(i, j, 0, k) = A_b_(i, j, k);"), "{c}");
     assert!(c.contains("NP, &C4_(0, 0), NP, 0.0, &A_b_(0, 0, 0), NP);"), "gemm into A_b with β = 1:\n{c}");
     check("examples/python/doitgen.py", &["--sizes", "NR=3,NQ=4,NP=5", "--wrt", "A", "--of", "A"]);
 }
@@ -51,10 +51,10 @@ fn k2mm_adjoint_has_no_zero_fills() {
     let c = adjoint_c("examples/python/k2mm.py", &flags, "k2mm");
     let zero_stores = c.lines().filter(|l| l.contains("_b_(") && l.trim_end().ends_with("= 0.0;")).count();
     assert_eq!(zero_stores, 0, "{c}");
-    // product_fold: the first gemm reads D_b itself (no copy `dot_1_b = D_b`) before the map
+    // product_fold: the first gemm reads D_b itself (no copy `dot_alpha_A_B_C_b = D_b`) before the map
     // `D_b *= beta`, and the second one adds alpha * dot_b Bᵀ into A_b (no `tmp_b`).
-    assert!(!c.contains("dot_1_b_(i, j) = D_b_(i, j);") && !c.contains("tmp_b"), "{c}");
-    assert_eq!(c.matches(", 0.0, &dot_b_(0, 0), NJ);").count(), 1, "{c}");
+    assert!(!c.contains("dot_alpha_A_B_C_b_(i, j) = D_b_(i, j);") && !c.contains("tmp_b"), "{c}");
+    assert_eq!(c.matches(", 0.0, &dot_alpha_A_B_b_(0, 0), NJ);").count(), 1, "{c}");
     assert_eq!(c.matches(", 1.0, &A_b_(0, 0), NK);").count(), 1, "{c}");
     check("examples/python/k2mm.py", &["--sizes", "NI=6,NJ=5,NK=4,NL=7", "--wrt", "A", "--of", "D"]);
 }

@@ -170,9 +170,20 @@ impl Ad<'_> {
                     let value = seed.clone().mul(Expr::load(y, vy.index_of(std::slice::from_ref(&ie)), ty));
                     let body = vec![Stmt::accumulate(Place::element(xb, vx.index_of(&[ie])), value, span)];
                     let dims = vec![MapDim { var: i, start: Expr::int(0), stop: vx.extents[0].clone() }];
-                    rev.push(
-                        Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), span).with_note("adjoint of dot"),
+                    // Commented with its formula in the source's notation (`x_b += s_b * y`).
+                    let coef = if square { "2.0 * " } else { "" };
+                    let alpha_txt = match alpha.as_float() {
+                        Some(v) if v == 1.0 && alpha.is_const() => String::new(),
+                        _ => format!("({}) * ", adjc_ir::print::expr_str(&self.f, &alpha)),
+                    };
+                    let sb =
+                        adjc_ir::print::expr_str(&self.f, &Place::element(ob, vo.index_of(&[])).to_expr(self.elem(ob)));
+                    let note = format!(
+                        "{} += {coef}{alpha_txt}{sb} * {}",
+                        slice_text(&self.f, xb, vx),
+                        slice_text(&self.f, y, vy)
                     );
+                    rev.push(Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), span).with_note(note));
                 }
             }
             // Handled by `rev_lapack` above.
@@ -262,5 +273,41 @@ impl Ad<'_> {
         let dims =
             idx.iter().zip(&v.extents).map(|(i, e)| MapDim { var: *i, start: Expr::int(0), stop: e.clone() }).collect();
         vec![Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![assign] }), span)]
+    }
+}
+
+/// `A`, `A[i, :j]`, `x[1:n]`: a view of one axis in NumPy notation, for the formula of a
+/// dot product's adjoint (`emit/src/formula.rs` writes those of the calls).
+fn slice_text(f: &Function, v: VarId, view: &View) -> String {
+    let name = f.var(v).name.clone();
+    let Type::Array { dims, .. } = &f.var(v).ty else { return name };
+    let str = |e: &Expr| adjc_ir::print::expr_str(f, e);
+    let mut parts = Vec::new();
+    let mut whole = true;
+    for (d, dim) in dims.iter().enumerate() {
+        let start = view.start.get(d).cloned().unwrap_or_else(|| dim.lower.clone());
+        match view.axes.iter().position(|&x| x == d) {
+            Some(k) => {
+                let extent = view.extents.get(k).cloned().unwrap_or_else(|| dim.extent.clone());
+                let (lo, ext) = (str(&start), str(&extent));
+                if lo == str(&dim.lower) && ext == str(&dim.extent) {
+                    parts.push(":".to_string());
+                } else {
+                    whole = false;
+                    let stop = str(&start.clone().add(extent));
+                    let lo = if lo == "0" { String::new() } else { lo };
+                    parts.push(format!("{lo}:{stop}"));
+                }
+            }
+            None => {
+                whole = false;
+                parts.push(str(&start));
+            }
+        }
+    }
+    if whole {
+        name
+    } else {
+        format!("{name}[{}]", parts.join(", "))
     }
 }

@@ -127,6 +127,7 @@ pub mod unit_loops;
 mod util;
 mod while_loop;
 pub mod zero_fill;
+pub mod zero_place;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use error::AdError;

@@ -11,7 +11,8 @@
 //!
 //! A map dimension of one value goes the same way, as long as the map keeps another one (the
 //! iterations of a map are independent whatever its dimensions; the OpenMP plan is made
-//! afterwards, from what is left). Loops whose bounds are not literals stay: a trip count
+//! afterwards, from what is left); a map of one dimension and one iteration whose body only
+//! stores array elements is its body. Loops whose bounds are not literals stay: a trip count
 //! that is 1 only for some sizes is still a loop.
 
 use adjc_ir::proc::access::rewrite_block;
@@ -38,6 +39,12 @@ fn block(b: Block) -> Block {
                 // The first statement takes the loop's place in the source comments.
                 out.extend(body);
             }
+            StmtKind::Map(m) if single_iteration_of_stores(m).is_some() && s.note.is_none() => {
+                let (Some(at), StmtKind::Map(m)) = (single_iteration_of_stores(m), s.kind) else { unreachable!() };
+                let mut body = m.body;
+                substitute(&mut body, m.dims[0].var, at);
+                out.extend(body);
+            }
             StmtKind::Map(m) if m.dims.len() > 1 && m.dims.iter().any(|d| one_value(&d.start, &d.stop).is_some()) => {
                 let StmtKind::Map(mut m) = s.kind else { unreachable!() };
                 // Keep at least one dimension: a map is a loop nest of one or more loops.
@@ -57,6 +64,17 @@ fn block(b: Block) -> Block {
         }
     }
     out
+}
+
+/// The one value of the index of a one-dimensional map of one iteration whose body only
+/// stores array elements (`joined[0] = u[N - 1]`, the wrapped element of `np.roll`): written
+/// as its body. A body with scalars of its own or shared accumulations keeps its map (they
+/// mean something per iteration, and the C declares them in the loop).
+fn single_iteration_of_stores(m: &adjc_ir::Map) -> Option<i64> {
+    let [d] = m.dims.as_slice() else { return None };
+    let at = one_value(&d.start, &d.stop)?;
+    let stores = m.body.iter().all(|t| matches!(&t.kind, StmtKind::Assign { target, .. } if !target.index.is_empty()));
+    stores.then_some(at)
 }
 
 /// The one value of a map dimension `start..stop` with literal bounds one apart.

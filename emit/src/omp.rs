@@ -522,6 +522,11 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
     {
         return false;
     }
+    // An inner loop of fewer iterations than a vector has lanes, known at compile time (a
+    // halo of two columns, `j = N - 2; j < N`), gains nothing from a vector loop: no pragma.
+    if trip_literal(&inner.start, &inner.stop).is_some_and(|n| n < 4) {
+        return false;
+    }
     // Reads may leave `v` out of the index (a value broadcast along the loop); writes must
     // follow it (each lane its own element).
     let contiguous_ok = |var: VarId, index: &[Expr], write: bool| -> bool {
@@ -768,4 +773,11 @@ fn reduction_clauses(cx: &FnCtx, reductions: &BTreeMap<VarId, AccOp>) -> String 
         }
     }
     s
+}
+
+/// The trip count `stop - start` of a unit-step loop when it is the same at every size
+/// (`N - (N - 2)` is 2).
+fn trip_literal(start: &Expr, stop: &Expr) -> Option<i64> {
+    use adjc_ir::proc::affine::Affine;
+    Affine::linear(stop)?.checked_add(&Affine::linear(start)?.checked_scale(-1)?)?.as_const()
 }

@@ -105,6 +105,23 @@
 //! * Analyses key tables by id, and may assume uniqueness of their *input* (valid IR); a
 //!   pass must not key by id the IR it is building before settling it.
 //!
+//! ## Names
+//!
+//! [`Var::name`] is what a reviewer reads in the C, so it says what the variable holds:
+//!
+//! * **Frontends choose** it where the meaning is known, and make the names of a function
+//!   unique (loop indices of loops never nested in each other may share one) before
+//!   returning it: source names are kept; a temporary is named after the operation and the
+//!   source expression's variables (`sum_A_x`, `xw2`), never like a source identifier; a
+//!   helper's variables are qualified by their call when the name is wanted twice
+//!   (`relu1_x`); a later value of a reassigned variable is named after the call that
+//!   computed it (`relu2` for `x = relu(x @ w2 + b2)`); numbered `_k` suffixes are the last
+//!   resort (Python: `frontend/src/python/var_names.rs`).
+//! * **Passes derive** the names of what they add from the variable it belongs to
+//!   (`relu2_b`, `relu2_tape`) through [`Function::fresh_name`], which keeps them unique.
+//! * **The C backend** only fixes what C or C++ cannot take (reserved words and prefixes,
+//!   non-ASCII letters), listed in the generated header (`emit/src/names.rs`).
+//!
 //! ## Who produces and consumes what
 //!
 //! * Frontends produce a `Module` with *primal* functions. They own all source syntax and

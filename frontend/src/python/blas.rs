@@ -182,7 +182,8 @@ impl Lowerer<'_> {
                     operands.push((v, w));
                 }
                 Src::Temp => {
-                    let name = self.fresh_temp("tmp");
+                    // The operand computed for the call: named after what it is made of.
+                    let name = super::var_names::copy_name(&arr.text);
                     let t = self.new_array(&name, elem, &arr.shape, &arr.bounds, VarRole::Temp)?;
                     self.emit_store_map(&t, arr.tmpl.clone().cast(elem), false)?;
                     match view_of(&t, &self.f, &|e| self.length(e)) {

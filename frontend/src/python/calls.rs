@@ -742,6 +742,8 @@ impl Lowerer<'_> {
         self.serial += 1;
         let sc = Scope::new(id, &fd.name, false, &body);
         let call_span = self.span;
+        self.note_owners();
+        self.call_names.insert(id, fd.name.clone());
         self.scopes.push(sc);
         let r = (|| -> R<()> {
             for (p, v) in params.iter().zip(vals) {
@@ -750,8 +752,10 @@ impl Lowerer<'_> {
             }
             self.lower_body(&body)
         })();
+        self.note_owners();
         let sc = self.scopes.pop();
         self.span = call_span;
+        self.last_call = Some(id);
         r?;
         Ok(sc.and_then(|s| s.ret).unwrap_or(Val::None))
     }
@@ -765,6 +769,7 @@ impl Lowerer<'_> {
                     let name = self.f.fresh_name(&p.name);
                     let span = self.span;
                     let var = self.f.add_var(name, Type::Scalar(sv.ty()), VarRole::Local, span);
+                    self.want_name(var, &p.name, false);
                     self.emit_kind(StmtKind::Assign { target: Place::scalar(var), value: sv.e.clone() });
                     let sc = self.scope_mut();
                     sc.locals.insert(p.name.clone(), var);

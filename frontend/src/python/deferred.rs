@@ -5,6 +5,7 @@ use super::ast::*;
 use super::lower::{Lowerer, R};
 use super::ops::{self, SVal};
 use super::value::*;
+use super::var_names::op_name;
 use adjc_ir::*;
 
 fn ident_of(text: &str) -> Option<&str> {
@@ -342,13 +343,10 @@ impl Lowerer<'_> {
 
     fn temp_base(&self, d: &Deferred) -> String {
         match &d.op {
-            DefOp::Reduce { op, arg, .. } => match ident_of(&arg.text) {
-                Some(n) => format!("{}_{n}", op.name()),
-                None => op.name().to_string(),
-            },
+            DefOp::Reduce { op, arg, .. } => op_name(op.name(), &arg.text),
             DefOp::MatMul { a, b } => match (ident_of(&a.text), ident_of(&b.text)) {
                 (Some(x), Some(y)) => format!("{x}{y}"),
-                _ => "dot".to_string(),
+                _ => op_name("dot", &format!("{}, {}", a.text, b.text)),
             },
             DefOp::Outer { .. } => "outer".to_string(),
             DefOp::Fresh { .. } => "tmp".to_string(),
@@ -357,10 +355,7 @@ impl Lowerer<'_> {
             DefOp::Linalg { cholesky: false, .. } => "solved".to_string(),
             DefOp::Scan { prod, arg, .. } => {
                 let op = if *prod { "cumprod" } else { "cumsum" };
-                match ident_of(&arg.text) {
-                    Some(n) => format!("{op}_{n}"),
-                    None => op.to_string(),
-                }
+                op_name(op, &arg.text)
             }
         }
     }
@@ -377,6 +372,7 @@ impl Lowerer<'_> {
             let name = self.fresh_temp(&base);
             let span = self.span;
             let v = self.f.add_var(name, Type::Scalar(d.elem), VarRole::Temp, span);
+            self.want_name(v, &base, true);
             self.compute_into_scalar(v, &d)?;
             return Ok(Val::Scalar(SVal::strong(Expr::var(v, d.elem))));
         }

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 impl Lowerer<'_> {
     pub fn finish(mut self) -> R<Function> {
+        self.settle_names();
         let mut body = self.blocks.pop().unwrap_or_default();
         for (v, span) in &self.allocs {
             body.push(Stmt::new(StmtKind::Free(*v), *span));

@@ -101,7 +101,7 @@ impl Lowerer<'_> {
         if let Some(x) = view_of(arr, &self.f, &|e| self.length(e)) {
             return Ok(x);
         }
-        let name = self.fresh_temp("tmp");
+        let name = super::var_names::copy_name(&arr.text);
         let t = self.new_array(&name, arr.elem, &arr.shape, &arr.bounds, VarRole::Temp)?;
         self.emit_store_map(&t, arr.tmpl.clone(), false)?;
         view_of(&t, &self.f, &|e| self.length(e))
@@ -129,8 +129,8 @@ impl Lowerer<'_> {
             Some(x) => x,
             None => {
                 // A strided destination: solve into a temporary, then copy.
-                let name = self.fresh_temp("tmp");
-                let t = self.new_array(&name, Scalar::F64, &dest.shape, &dest.bounds, VarRole::Temp)?;
+                let name = "tmp";
+                let t = self.new_array(name, Scalar::F64, &dest.shape, &dest.bounds, VarRole::Temp)?;
                 self.linalg_into(&t, cholesky, args)?;
                 return self.emit_store_map(dest, t.tmpl.clone(), false);
             }

@@ -180,6 +180,14 @@ pub(super) struct Lowerer<'m> {
     pub loop_ranges: Vec<crate::ranges::LoopRange>,
     /// The loops around the statement being lowered, innermost last (all scopes).
     pub jumps: Vec<JumpFrame>,
+    /// Naming (`var_names.rs`): the scope that made each variable (index = `VarId`), the
+    /// name each variable made by the lowering wants, the helper of each call scope, the
+    /// call scope whose result the assignment being lowered binds, and the last call made.
+    pub owner: Vec<u32>,
+    pub wanted: BTreeMap<VarId, super::var_names::Wanted>,
+    pub call_names: BTreeMap<u32, String>,
+    pub result_of: Option<u32>,
+    pub last_call: Option<u32>,
 }
 
 impl<'m> Lowerer<'m> {
@@ -302,7 +310,9 @@ impl<'m> Lowerer<'m> {
         let span = self.span;
         // Source names stay as written (unless taken); generated ones avoid source names.
         let vname = if role == VarRole::Local { self.f.fresh_name(name) } else { self.fresh_temp(name) };
+        let temp = role != VarRole::Local;
         let v = self.f.add_var(vname.clone(), Type::Array { elem, dims, layout: Layout::RowMajor }, role, span);
+        self.want_name(v, name, temp);
         self.emit_kind(StmtKind::Alloc(v));
         self.allocs.push((v, span));
         let mut view = self.whole(v);
@@ -360,6 +370,11 @@ impl<'m> Lowerer<'m> {
             const_depth: 0,
             loop_ranges: Vec::new(),
             jumps: Vec::new(),
+            owner: Vec::new(),
+            wanted: BTreeMap::new(),
+            call_names: BTreeMap::new(),
+            result_of: None,
+            last_call: None,
         };
         // Declared types: argument specs first, then annotations.
         let mut declared: Vec<Option<TypeSpec>> = Vec::new();
@@ -615,7 +630,24 @@ impl<'m> Lowerer<'m> {
     }
 
     fn assign(&mut self, targets: &[Ex], value: &Ex) -> R<()> {
-        let mut v = self.eval(value)?;
+        self.last_call = None;
+        let v = self.eval(value)?;
+        // `x = relu(...)`: a new variable for `x` is named after the call (`var_names.rs`).
+        self.result_of = if targets.len() == 1 && self.calls_helper(value) { self.last_call.take() } else { None };
+        let r = self.assign_value(targets, value, v);
+        self.result_of = None;
+        r
+    }
+
+    /// Whether `value` is a call of one of the module's functions (inlined).
+    fn calls_helper(&self, value: &Ex) -> bool {
+        match &value.kind {
+            ExKind::Call { func, .. } => func.as_name().is_some_and(|n| !self.is_bound(n) && self.m.func(n).is_some()),
+            _ => false,
+        }
+    }
+
+    fn assign_value(&mut self, targets: &[Ex], value: &Ex, mut v: Val) -> R<()> {
         if targets.len() > 1 {
             // `a = b = value`: compute once, before any target changes what it reads.
             let written: Vec<VarId> = targets.iter().filter_map(|t| self.target_var(t)).collect();
@@ -738,6 +770,7 @@ impl<'m> Lowerer<'m> {
         };
         let vname = self.f.fresh_name(name);
         let v = self.f.add_var(vname, Type::Scalar(ty), VarRole::Local, span);
+        self.want_name(v, name, false);
         self.scope_mut().locals.insert(name.to_string(), v);
         Ok(v)
     }
@@ -795,7 +828,13 @@ impl<'m> Lowerer<'m> {
                         && !self.scope().env.contains_key(name)
                 });
                 let mut w = match (self.reusable(name, elem, &shape), sibling.cloned()) {
-                    (Some(w), _) | (None, Some(w)) => w,
+                    (Some(w), _) => {
+                        if let Some(wanted) = w.view_var().and_then(|v| self.wanted.get_mut(&v)) {
+                            wanted.rebound = true;
+                        }
+                        w
+                    }
+                    (None, Some(w)) => w,
                     (None, None) => self.new_array(name, elem, &shape, &bounds, VarRole::Local)?,
                 };
                 self.store_view(&w, v, None, name)?;

@@ -57,6 +57,7 @@ mod store;
 mod syntax;
 mod types;
 mod value;
+mod var_names;
 
 use adjc_ir::{Diagnostic, Module, Span};
 

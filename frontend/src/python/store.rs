@@ -181,7 +181,7 @@ impl Lowerer<'_> {
         // temporary, then copy.
         let full = if accumulate { place.to_expr(dest.elem).add(val) } else { val };
         let base = self.f.var(place.var).name.clone();
-        let tname = self.fresh_temp(&format!("{base}_tmp"));
+        let tname = format!("{base}_tmp");
         let shape_ok = dest.shape.iter().all(|e| self.is_param_expr(&self.shapes.apply(e)));
         let bounds_ok = dest.bounds.iter().all(|e| self.is_param_expr(&self.shapes.apply(e)));
         let (tvar, tidx): (VarId, Vec<Expr>) = if shape_ok || bounds_ok {
@@ -338,7 +338,7 @@ impl Lowerer<'_> {
         // The value reads the target: all of it first, into a temporary (a parallel map),
         // then the stores in order.
         let base = self.f.var(dvar).name.clone();
-        let tname = self.fresh_temp(&format!("{base}_tmp"));
+        let tname = format!("{base}_tmp");
         let t = self.new_array(&tname, dest.elem, &dest.shape.clone(), &dest.bounds.clone(), VarRole::Temp)?;
         let Some(tvar) = t.view_var() else { return Err(self.err(span, "internal: temporary is not an array")) };
         let (dims, idx) = self.map_dims(dest);
