@@ -86,6 +86,7 @@ pub mod cse;
 mod deriv;
 mod expert;
 pub mod fill_merge;
+pub mod fixed_point;
 mod flatten;
 pub mod fuse;
 mod gather;
@@ -120,6 +121,7 @@ mod while_loop;
 pub mod zero_fill;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
+pub use fixed_point::FixedPoint;
 pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
@@ -145,6 +147,9 @@ pub struct AdOptions {
     /// Bounds on the trips of `while` loops (`--max-trips`): they size the loops' stack
     /// tapes in the report and for a memory plan (the stacks still grow past them).
     pub max_trips: std::collections::BTreeMap<LoopId, u64>,
+    /// `while` loops whose adjoint iterates the adjoint fixed point instead of reversing
+    /// the trips taken (`--fixed-point`, see [`fixed_point`]).
+    pub fixed_points: std::collections::BTreeMap<LoopId, FixedPoint>,
 }
 
 /// A local array the reverse sweep can recompute in its loop instead of taping, for a
@@ -197,6 +202,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
     let mut ad = Ad::new(primal, sig.f, active.clone(), sig.adj, &prep.body);
     ad.checkpoints = opts.checkpoints.clone();
     ad.max_trips = opts.max_trips.clone();
+    ad.fixed_points = opts.fixed_points.clone();
     // Only arrays some adjoint reads, and only when the inputs of their map that the
     // function changes are read by some adjoint anyway: recomputing must not make the
     // forward sweep tape those inputs instead (`un = u.copy()` before a linear update of `u`).

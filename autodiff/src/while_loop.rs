@@ -36,6 +36,9 @@ impl Ad<'_> {
     /// Forward-sweep and reverse-sweep code of the `while` statement `s`; `live` is the
     /// live set right before it (see [`Ad::flow_stmt`]).
     pub(crate) fn rev_while(&mut self, s: &Stmt, w: &While, live: &VarSet) -> R<(Block, Block)> {
+        if let Some(fp) = self.fixed_points.get(&w.id).copied() {
+            return self.rev_fixed_point(s, w, live, fp);
+        }
         let line = at_line(s.span);
         let trips_name = self.fresh("trips");
         let trips = self.f.add_var(trips_name, Type::Scalar(Scalar::I64), VarRole::Temp, s.span);
