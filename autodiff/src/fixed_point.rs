@@ -215,12 +215,24 @@ impl Ad<'_> {
         let goal = Expr::var(norm0, Scalar::F64).mul(Expr::float(fp.tol, Scalar::F64));
         let cond = Expr::binary(
             BinOp::And,
-            Expr::binary(BinOp::Gt, Expr::var(norm, Scalar::F64), goal),
+            Expr::binary(BinOp::Gt, Expr::var(norm, Scalar::F64), goal.clone()),
             Expr::binary(BinOp::Lt, Expr::var(passes, Scalar::I64), Expr::int(fp.max_passes as i64)),
         );
         rev.push(
             Stmt::new(StmtKind::While(While { id: LoopId::NEW, cond, body }), s.span)
                 .with_note(format!("terms of the series (phase 1), at most {} passes", fp.max_passes)),
+        );
+        // Passes exhausted before the terms became small: the sum is not the fixed point.
+        rev.push(
+            Stmt::new(
+                StmtKind::If {
+                    cond: Expr::binary(BinOp::Gt, Expr::var(norm, Scalar::F64), goal.clone()),
+                    then_body: vec![Stmt::new(StmtKind::Fail(Failure::NotConverged), s.span)],
+                    else_body: Vec::new(),
+                },
+                s.span,
+            )
+            .with_note(format!("no convergence in {} passes: ADJC_ERR_CONVERGE", fp.max_passes)),
         );
         // Phase 2: w = the sum; p_b += P^T w by the whole adjoint body once.
         let mut w_is_sum = Vec::new();

@@ -734,7 +734,7 @@ impl<'p> Ad<'p> {
             StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
             StmtKind::Call(c) => self.rev_call(s, c, live),
-            StmtKind::Push { .. } | StmtKind::Pop { .. } => {
+            StmtKind::Push { .. } | StmtKind::Pop { .. } | StmtKind::Fail(_) => {
                 Err(Diagnostic::error(s.span, "the primal function already uses tapes").into())
             }
         }

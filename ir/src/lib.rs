@@ -1057,6 +1057,26 @@ pub enum StmtKind {
         title: String,
         body: Block,
     },
+    /// Stop: the function frees what it allocated and returns the error `code` (autodiff
+    /// only, in sequential code: a `--fixed-point` adjoint iteration that did not converge).
+    Fail(Failure),
+}
+
+/// Why generated code stops with an error (one `ADJC_ERR_*` code each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// `ADJC_ERR_CONVERGE`: an adjoint fixed-point iteration (`--fixed-point`) did not
+    /// converge within its passes.
+    NotConverged,
+}
+
+impl Failure {
+    /// The C constant returned.
+    pub fn code(self) -> &'static str {
+        match self {
+            Failure::NotConverged => "ADJC_ERR_CONVERGE",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
