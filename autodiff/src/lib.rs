@@ -125,7 +125,7 @@ pub use fixed_point::FixedPoint;
 pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
-pub use report::{Recomputed, TapeInfo, TapeKind};
+pub use report::{DataLoop, Recomputed, TapeInfo, TapeKind};
 use reverse::{Ad, Env, Fail};
 use util::VarSet;
 
@@ -187,6 +187,8 @@ pub struct Adjoint {
     /// Arrays of loops that the reverse sweep can recompute instead of taping, recomputed
     /// or not.
     pub loop_recomputable: Vec<LoopArray>,
+    /// What is recorded for each `while` loop, per trip and per run.
+    pub data_loops: Vec<DataLoop>,
 }
 
 /// Builds the adjoint of `primal`. Errors are diagnostics pointing at the statement that
@@ -284,6 +286,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, Diagnosti
         recomputed: ad.recomputed,
         checkpointable: ad.checkpointable,
         loop_recomputable,
+        data_loops: ad.data_loops,
     })
 }
 

@@ -111,6 +111,8 @@ pub(crate) struct Ad<'p> {
     pub checkpoints: BTreeMap<LoopId, Checkpointing>,
     /// Bounds on the trips of `while` loops (see [`crate::AdOptions::max_trips`]).
     pub max_trips: BTreeMap<LoopId, u64>,
+    /// What each reversed `while` loop records (the last reversal of each, for the report).
+    pub data_loops: Vec<crate::report::DataLoop>,
     /// `while` loops reversed as fixed points (see [`crate::fixed_point`]).
     pub fixed_points: BTreeMap<LoopId, crate::fixed_point::FixedPoint>,
     /// The loops actually checkpointed.
@@ -259,6 +261,7 @@ impl<'p> Ad<'p> {
             checkpoints: BTreeMap::new(),
             max_trips: BTreeMap::new(),
             fixed_points: BTreeMap::new(),
+            data_loops: Vec::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
             readers_index: std::cell::OnceCell::new(),
