@@ -183,6 +183,17 @@ fn nothing_is_taped_per_trip() {
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(!t.contains("stack"), "{t}");
+    assert!(
+        t.contains("while loop L1 (newton.py:14), --fixed-point: nothing per trip; the body's run at the converged state saves xi_tape_1"),
+        "{t}"
+    );
+    // The exact reversal's line says what each trip and each run records.
+    let out = adjc(&["transpile", "examples/python/newton.py", "--report", "-o", dir.to_str().unwrap()]);
+    let t = text(&out);
+    assert!(
+        t.contains("while loop L1 (newton.py:14): 16 bytes per trip (f_tape 8, xi_tape 8); 8 bytes per run (trips_tape: its trip count)"),
+        "{t}"
+    );
     let c = std::fs::read_to_string(dir.join("newton.c")).unwrap();
     assert!(!c.contains("adjc_push"), "{c}");
     assert!(c.contains("fixed-point loop L1: nothing is taped per trip (--fixed-point)"), "{c}");
