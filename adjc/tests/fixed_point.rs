@@ -188,7 +188,8 @@ fn nothing_is_taped_per_trip() {
         "{t}"
     );
     // The exact reversal's line says what each trip and each run records.
-    let out = adjc(&["transpile", "examples/python/newton.py", "--report", "-o", dir.to_str().unwrap()]);
+    let exact = dir.join("exact");
+    let out = adjc(&["transpile", "examples/python/newton.py", "--report", "-o", exact.to_str().unwrap()]);
     let t = text(&out);
     assert!(
         t.contains("while loop L1 (newton.py:14): 16 bytes per trip (f_tape 8, xi_tape 8); 8 bytes per run (trips_tape: its trip count)"),
