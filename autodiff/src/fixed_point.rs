@@ -91,7 +91,7 @@ impl Ad<'_> {
     /// the live set right before it.
     pub(crate) fn rev_fixed_point(&mut self, s: &Stmt, w: &While, live: &VarSet, fp: FixedPoint) -> R<(Block, Block)> {
         let line = at_line(s.span);
-        self.check_fixed_point(s, w)?;
+        self.check_fixed_point(w)?;
         let written = block_writes(&w.body);
         let mut fwd = Vec::new();
         let mut restore_after = Vec::new();
@@ -393,7 +393,7 @@ impl Ad<'_> {
 
     /// The shape `--fixed-point` needs: a body that recomputes its state from the previous
     /// one, with no data-dependent loop inside.
-    fn check_fixed_point(&self, s: &Stmt, w: &While) -> Result<(), Diagnostic> {
+    fn check_fixed_point(&self, w: &While) -> Result<(), Diagnostic> {
         let refuse = |span: Span, what: String, help: &str| {
             Err(Diagnostic::error(span, format!("--fixed-point {}: {what}", w.id)).with_help(help.to_string()))
         };
@@ -438,7 +438,6 @@ impl Ad<'_> {
                 "use --fixed-point only on loops `x = g(x, p)` that converge to a fixed point; drop it for the exact reversal",
             );
         }
-        let _ = s;
         Ok(())
     }
 
@@ -449,10 +448,10 @@ impl Ad<'_> {
         loop {
             let before = dep.len();
             walk_stmts(body, &mut |x| match &x.kind {
-                StmtKind::Assign { target, value } | StmtKind::Accumulate { target, value, .. } => {
-                    if expr_vars(value).iter().any(|u| dep.contains(u)) {
-                        dep.insert(target.var);
-                    }
+                StmtKind::Assign { target, value } | StmtKind::Accumulate { target, value, .. }
+                    if expr_vars(value).iter().any(|u| dep.contains(u)) =>
+                {
+                    dep.insert(target.var);
                 }
                 _ => {}
             });
