@@ -133,6 +133,13 @@ fn no_convergence_is_an_error() {
     assert!(c.contains("goto not_converged;") && c.contains("return ADJC_ERR_CONVERGE;"), "{c}");
     let h = std::fs::read_to_string(dir.join("fixed_point.h")).unwrap();
     assert!(h.contains("Returns ADJC_ERR_CONVERGE when a --fixed-point adjoint iteration"), "{h}");
+    // Boundary values carried in the iterate and never written: eigenvalue 1 there, no
+    // contraction; the adjoint says so instead of returning a partial sum.
+    let bnd = "import numpy as np\n\n\ndef bnd(b: 'float64[N]', u0: 'float64[N]'):\n    u = u0.copy()\n    un = u0.copy()\n    \
+               err = 1.0\n    while err > 1e-13:\n        un[1:-1] = 0.25 * (u[:-2] + u[2:]) + b[1:-1]\n        \
+               err = np.max(np.abs(un[1:-1] - u[1:-1]))\n        u[1:-1] = un[1:-1]\n    return u\n";
+    let (ok, t) = check_src(bnd, "fp_bnd", &["--sizes", "N=20", "--fixed-point", "8"]);
+    assert!(!ok && t.contains("returned 4 (ADJC_ERR_CONVERGE"), "{t}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

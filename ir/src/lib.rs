@@ -53,7 +53,9 @@
 //!   - [`StmtKind::If`], [`StmtKind::Alloc`] / [`StmtKind::Free`] of local arrays,
 //!     [`StmtKind::Call`] of BLAS-style library operations ([`LibCall`]: gemm, gemv, dot,
 //!     ger on [`View`]s of arrays, so slices are passed without copies), stack tapes
-//!     ([`StmtKind::Push`] / [`StmtKind::Pop`]) and labelled [`StmtKind::Section`]s.
+//!     ([`StmtKind::Push`] / [`StmtKind::Pop`]), labelled [`StmtKind::Section`]s, and
+//!     [`StmtKind::Fail`] (autodiff only: return an error code, e.g. a `--fixed-point`
+//!     adjoint iteration that did not converge; never inside a map).
 //!
 //! ## Invariants (checked by [`validate::validate`])
 //!
