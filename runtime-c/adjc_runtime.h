@@ -24,6 +24,9 @@
 #define ADJC_ERR_SHAPE 2 /* the sizes passed break a shape rule of the source (checked on entry) */
 #define ADJC_ERR_PLAN 3  /* sizes beyond those the memory plan was made for */
 #endif
+#ifndef ADJC_ERR_CONVERGE
+#define ADJC_ERR_CONVERGE 4 /* a --fixed-point adjoint iteration did not converge in its passes */
+#endif
 
 /*
  * ADJC_OMP(parallel for collapse(2)) is `#pragma omp parallel for collapse(2)` when the

@@ -259,6 +259,13 @@ pub struct TranspileArgs {
     /// --memory-limit plan; a run past the bound stays correct (the stacks grow).
     #[arg(long = "max-trips", value_name = "LOOP=K")]
     pub max_trips: Vec<String>,
+    /// Reverse a convergence loop `while err > tol: x = g(x, p)` as a fixed point
+    /// (repeatable): the adjoint iterates w = x_b + (dg/dx)^T w at the converged state
+    /// instead of taping every trip. LOOP is its source line or loop id `L<k>`; `tol` is the
+    /// relative tolerance of that iteration (default 1e-12), `max` its most passes (default
+    /// 10000). Valid when the loop converged and g is a contraction (README)
+    #[arg(long = "fixed-point", value_name = "LOOP[:tol=T][:max=K]")]
+    pub fixed_points: Vec<String>,
     /// Also write `<stem>_adjc.f90`, a Fortran module with `bind(C)` interfaces to the
     /// forward function and its adjoint.
     #[arg(long)]

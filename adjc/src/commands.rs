@@ -32,6 +32,7 @@ pub fn options(args: &TranspileArgs) -> CliResult<Options> {
         name: args.name.clone(),
         checkpoints: adjc::checkpoint_flag::parse(&args.checkpoints).map_err(|e| CliError::Usage(e.0))?,
         max_trips: adjc::max_trips_flag::parse(&args.max_trips).map_err(|e| CliError::Usage(e.0))?,
+        fixed_points: adjc::fixed_point_flag::parse(&args.fixed_points).map_err(CliError::Usage)?,
         memory: MemoryOptions::from_flags(strategy, args.memory_limit),
         fuse_sweeps: args.fuse_sweeps,
         sizes: parse_sizes(&args.sizes)?,

@@ -45,6 +45,7 @@ pub mod checkpoint_flag;
 mod cpp;
 pub mod depfile;
 mod error;
+pub mod fixed_point_flag;
 pub mod fortran_kinds;
 pub mod max_trips_flag;
 pub mod memory;

@@ -35,6 +35,17 @@ fn parse_one(flag: &str) -> Result<(LoopRef, u64), FlagError> {
 /// The `while` loops the flags name in `f` (the function given to `reverse`), with their
 /// bounds.
 pub fn resolve(f: &Function, specs: &[(LoopRef, u64)]) -> Result<BTreeMap<LoopId, u64>, Diagnostic> {
+    resolve_whiles(f, specs, "--max-trips", "a bound")
+}
+
+/// The `while` loops that the options of `flag` name in `f`, with their values (`what`
+/// says what a value is, for the error on a loop named twice).
+pub fn resolve_whiles<T: Clone>(
+    f: &Function,
+    specs: &[(LoopRef, T)],
+    flag: &str,
+    what: &str,
+) -> Result<BTreeMap<LoopId, T>, Diagnostic> {
     let mut whiles: Vec<(LoopId, u32)> = Vec::new();
     walk_stmts(&f.body, &mut |s| {
         if let StmtKind::While(w) = &s.kind {
@@ -62,21 +73,21 @@ pub fn resolve(f: &Function, specs: &[(LoopRef, u64)]) -> Result<BTreeMap<LoopId
         let id = match found.as_slice() {
             [id] => *id,
             [] => {
-                let what = match r {
+                let name = match r {
                     LoopRef::Id(x) => format!("{x}"),
                     LoopRef::Line(l) => format!("line {l}"),
                 };
-                return Err(Diagnostic::error(f.span, format!("--max-trips: {what} is not a `while` loop"))
+                return Err(Diagnostic::error(f.span, format!("{flag}: {name} is not a `while` loop"))
                     .with_help(format!("{}; a counted loop needs no bound", have())));
             }
             several => {
                 let ids: Vec<String> = several.iter().map(|k| k.to_string()).collect();
-                return Err(Diagnostic::error(f.span, "--max-trips: several `while` loops start on that line")
+                return Err(Diagnostic::error(f.span, format!("{flag}: several `while` loops start on that line"))
                     .with_help(format!("name one by its loop id (see --emit ir): {}", ids.join(", "))));
             }
         };
-        if out.insert(id, *k).is_some() {
-            return Err(Diagnostic::error(f.span, format!("--max-trips: loop {id} is given a bound twice")));
+        if out.insert(id, k.clone()).is_some() {
+            return Err(Diagnostic::error(f.span, format!("{flag}: loop {id} is given {what} twice")));
         }
     }
     Ok(out)

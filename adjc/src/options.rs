@@ -94,6 +94,8 @@ pub struct Options {
     pub checkpoints: Vec<(LoopRef, Checkpointing)>,
     /// `--max-trips`: bounds on the trips of `while` loops (memory report and plans).
     pub max_trips: Vec<(LoopRef, u64)>,
+    /// `--fixed-point`: `while` loops reversed as fixed-point iterations.
+    pub fixed_points: Vec<(LoopRef, adjc_autodiff::FixedPoint)>,
     /// `--memory-limit` / `--strategy`: plan the adjoint's memory (`None`: store all).
     pub memory: Option<MemoryOptions>,
     /// `--fuse-sweeps` (experimental): element-wise forward maps run inside the reverse map

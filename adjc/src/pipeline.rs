@@ -290,6 +290,7 @@ impl Pipeline {
             of: o.of.as_ref().map(|names| self.source_names(f, names)),
             checkpoints: crate::checkpoint_flag::resolve(f, &o.checkpoints)?,
             max_trips: crate::max_trips_flag::resolve(f, &o.max_trips)?,
+            fixed_points: crate::fixed_point_flag::resolve(f, &o.fixed_points)?,
             // A memory plan starts from the adjoint that tapes everything, loop arrays
             // included, and chooses which of them to recompute.
             loop_arrays: o.memory.is_some().then(Default::default),

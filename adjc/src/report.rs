@@ -47,6 +47,37 @@ pub fn tapes(source_file: &str, adjoint: &Adjoint) -> String {
     for r in &adjoint.recomputed {
         out.push_str(&format!("  {} recomputed in the reverse sweep instead of taped ({file}:{})\n", r.name, r.line));
     }
+    out.push_str(&data_loops(&file, adjoint));
+    out
+}
+
+/// One line per `while` loop: what its reversal records per trip and per run (the tapes
+/// above), or, with `--fixed-point`, that nothing is recorded per trip.
+fn data_loops(file: &str, adjoint: &Adjoint) -> String {
+    let mut out = String::new();
+    for d in &adjoint.data_loops {
+        let at = format!("{} ({file}:{})", d.id, d.line);
+        if d.fixed_point {
+            let once = if d.once.is_empty() { "nothing".to_string() } else { d.once.join(", ") };
+            out.push_str(&format!(
+                "  while loop {at}, --fixed-point: nothing per trip; the body's run at the converged state saves {once}\n"
+            ));
+            continue;
+        }
+        let bytes: i64 = d.per_trip.iter().map(|(_, b)| b).sum();
+        let trip = if d.per_trip.is_empty() {
+            "nothing per trip".to_string()
+        } else {
+            let names: Vec<String> = d.per_trip.iter().map(|(n, b)| format!("{n} {b}")).collect();
+            format!("{bytes} bytes per trip ({})", names.join(", "))
+        };
+        let run = if d.per_run.is_empty() {
+            String::new()
+        } else {
+            format!("; 8 bytes per run ({}: its trip count)", d.per_run.join(", "))
+        };
+        out.push_str(&format!("  while loop {at}: {trip}{run}\n"));
+    }
     out
 }
 

@@ -6,13 +6,14 @@ mod common;
 
 use common::{adjc, text};
 
-/// `--sizes ...` and `--max-trips ...` of an example's `adjc check:` line (plans need only
-/// the sizes, and a bound on each `while` loop's trips).
+/// `--sizes ...`, `--max-trips ...` and `--fixed-point ...` of an example's `adjc check:`
+/// line (plans need only the sizes, and a bound on each `while` loop's trips or its
+/// reversal as a fixed point, which tapes nothing per trip).
 fn sizes_of(path: &str) -> Vec<String> {
     let ex = common::examples("examples/python", &["py"], "#").into_iter().find(|e| e.path == path).unwrap();
     let mut out = Vec::new();
     for (k, f) in ex.check_flags.iter().enumerate() {
-        if (f == "--sizes" || f == "--max-trips") && k + 1 < ex.check_flags.len() {
+        if (f == "--sizes" || f == "--max-trips" || f == "--fixed-point") && k + 1 < ex.check_flags.len() {
             out.push(f.clone());
             out.push(ex.check_flags[k + 1].clone());
         }

@@ -262,7 +262,7 @@ fn accesses(b: &Block, idx: &[VarId]) -> std::collections::BTreeMap<VarId, Acces
             StmtKind::Alloc(v) | StmtKind::Free(v) => note(*v, false, true),
             StmtKind::Loop(l) => note(l.var, false, true),
             StmtKind::Map(m) => m.dims.iter().for_each(|d| note(d.var, false, true)),
-            StmtKind::If { .. } | StmtKind::While(_) | StmtKind::Section { .. } => {}
+            StmtKind::If { .. } | StmtKind::While(_) | StmtKind::Section { .. } | StmtKind::Fail(_) => {}
         }
     });
     out

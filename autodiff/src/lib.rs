@@ -94,6 +94,7 @@ pub mod element_sum;
 mod error;
 mod expert;
 pub mod fill_merge;
+pub mod fixed_point;
 mod flatten;
 pub mod fuse;
 mod gather;
@@ -131,10 +132,11 @@ pub mod zero_place;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use error::AdError;
+pub use options::FixedPoint;
 pub use parallelize::parallelize;
 
 use adjc_ir::{Diagnostic, Function, VarId};
-pub use report::{Recomputed, TapeInfo, TapeKind};
+pub use report::{DataLoop, Recomputed, TapeInfo, TapeKind};
 use state::{Ad, Env, Fail};
 use util::VarSet;
 
@@ -156,6 +158,9 @@ pub struct AdOptions {
     /// Bounds on the trips of `while` loops (`--max-trips`): they size the loops' stack
     /// tapes in the report and for a memory plan (the stacks still grow past them).
     pub max_trips: std::collections::BTreeMap<LoopId, u64>,
+    /// `while` loops whose adjoint iterates the adjoint fixed point instead of reversing
+    /// the trips taken (`--fixed-point`, see [`fixed_point`]).
+    pub fixed_points: std::collections::BTreeMap<LoopId, FixedPoint>,
 }
 
 /// A local array the reverse sweep can recompute in its loop instead of taping, for a
@@ -193,6 +198,8 @@ pub struct Adjoint {
     /// Arrays of loops that the reverse sweep can recompute instead of taping, recomputed
     /// or not.
     pub loop_recomputable: Vec<LoopArray>,
+    /// What is recorded for each `while` loop, per trip and per run.
+    pub data_loops: Vec<DataLoop>,
 }
 
 /// Builds the adjoint of `primal`. Errors point at the statement that cannot be
@@ -208,6 +215,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, AdError> 
     ad.rules = expert::find(&prep.body);
     ad.checkpoints = opts.checkpoints.clone();
     ad.max_trips = opts.max_trips.clone();
+    ad.fixed_points = opts.fixed_points.clone();
     // Only arrays some adjoint reads, and only when the inputs of their map that the
     // function changes are read by some adjoint anyway: recomputing must not make the
     // forward sweep tape those inputs instead (`un = u.copy()` before a linear update of `u`).
@@ -289,6 +297,7 @@ pub fn reverse(primal: &Function, opts: &AdOptions) -> Result<Adjoint, AdError> 
         recomputed: ad.recomputed,
         checkpointable: ad.checkpointable,
         loop_recomputable,
+        data_loops: ad.data_loops,
     })
 }
 

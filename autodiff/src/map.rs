@@ -295,7 +295,7 @@ impl Ad<'_> {
             }
             StmtKind::Map(_) => Err(Fail::Seq),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok(simple(false, VarSet::new())),
-            StmtKind::Call(_) | StmtKind::Push { .. } | StmtKind::Pop { .. } => {
+            StmtKind::Call(_) | StmtKind::Push { .. } | StmtKind::Pop { .. } | StmtKind::Fail(_) => {
                 Err(Diagnostic::error(s.span, "this statement cannot be differentiated inside a parallel map").into())
             }
         }

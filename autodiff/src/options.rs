@@ -90,3 +90,28 @@ pub(crate) fn resolve(f: &Function, opts: &AdOptions) -> Result<(Vec<VarId>, Vec
     let of = pick(f, &opts.of, float_outputs(f), "--of", "outputs")?;
     Ok((wrt, of))
 }
+
+/// Options of one `--fixed-point` loop.
+#[derive(Clone, Copy, Debug)]
+pub struct FixedPoint {
+    /// Stop when the largest state adjoint is at most `tol` times its value on entry.
+    pub tol: f64,
+    /// Most adjoint passes.
+    pub max_passes: u64,
+}
+
+pub const DEFAULT_TOL: f64 = 1e-12;
+pub const DEFAULT_MAX_PASSES: u64 = 10_000;
+
+impl Default for FixedPoint {
+    fn default() -> FixedPoint {
+        FixedPoint { tol: DEFAULT_TOL, max_passes: DEFAULT_MAX_PASSES }
+    }
+}
+
+impl PartialEq for FixedPoint {
+    fn eq(&self, o: &FixedPoint) -> bool {
+        self.tol.to_bits() == o.tol.to_bits() && self.max_passes == o.max_passes
+    }
+}
+impl Eq for FixedPoint {}

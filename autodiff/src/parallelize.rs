@@ -233,7 +233,11 @@ mod independence {
                     StmtKind::If { cond, .. } => direct.push(cond),
                     StmtKind::Push { value, .. } => direct.push(value),
                     StmtKind::Pop { target, .. } => direct.extend(target.index.iter()),
-                    StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Call(_) | StmtKind::Section { .. } => {}
+                    StmtKind::Alloc(_)
+                    | StmtKind::Free(_)
+                    | StmtKind::Call(_)
+                    | StmtKind::Section { .. }
+                    | StmtKind::Fail(_) => {}
                 }
                 direct.into_iter().for_each(|e| expr(e, out));
                 for c in s.blocks() {
@@ -270,6 +274,7 @@ mod independence {
         walk_stmts(body, &mut |s| match &s.kind {
             StmtKind::Push { .. }
             | StmtKind::Pop { .. }
+            | StmtKind::Fail(_)
             | StmtKind::Alloc(_)
             | StmtKind::Free(_)
             | StmtKind::Call(_) => bad = true,
@@ -394,7 +399,11 @@ mod rewrite {
                     sub(&mut d.start);
                     sub(&mut d.stop);
                 }),
-                StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Call(_) | StmtKind::Section { .. } => {}
+                StmtKind::Alloc(_)
+                | StmtKind::Free(_)
+                | StmtKind::Call(_)
+                | StmtKind::Section { .. }
+                | StmtKind::Fail(_) => {}
             }
             for c in s.blocks_mut() {
                 substitute(c, v, with);

@@ -45,6 +45,22 @@ pub struct TapeInfo {
     pub kind: TapeKind,
 }
 
+/// What the adjoint records for one data-dependent (`while`) loop, for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataLoop {
+    pub id: adjc_ir::LoopId,
+    /// Source line of the loop.
+    pub line: u32,
+    /// Reversed as a fixed point (`--fixed-point`): nothing per trip.
+    pub fixed_point: bool,
+    /// Stack tapes that take one entry per trip (per save site run): names and bytes per entry.
+    pub per_trip: Vec<(String, i64)>,
+    /// Tapes with one entry per run of the loop (its trip count).
+    pub per_run: Vec<String>,
+    /// `--fixed-point`: the tapes of the body's one run at the converged state.
+    pub once: Vec<String>,
+}
+
 /// A value the reverse sweep computes again instead of saving it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recomputed {

@@ -127,6 +127,7 @@ impl<'p> Ad<'p> {
                 out.extend(self.ar_block(&l.body));
                 out
             }
+            StmtKind::While(w) if self.fixed_points.contains_key(&w.id) => self.ar_fixed_point(w),
             StmtKind::While(w) => self.ar_block(&w.body),
             StmtKind::Map(m) => self.ar_map(s, m),
             StmtKind::If { cond, then_body, else_body } => {
@@ -187,6 +188,9 @@ impl<'p> Ad<'p> {
                     }
                 }
             },
+            // A fixed-point loop's reverse code runs its body again after the loop: what the
+            // body reads keeps its value after the loop (see `crate::fixed_point`).
+            StmtKind::While(w) if self.fixed_points.contains_key(&w.id) => live.extend(self.ar(s)),
             StmtKind::While(w) => *live = self.while_fixpoint(&w.body, live.clone()),
             StmtKind::Map(m) => {
                 let before = live.clone();
@@ -385,7 +389,7 @@ impl<'p> Ad<'p> {
             StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
             StmtKind::Call(c) => self.rev_call(s, c, live),
-            StmtKind::Push { .. } | StmtKind::Pop { .. } => {
+            StmtKind::Push { .. } | StmtKind::Pop { .. } | StmtKind::Fail(_) => {
                 Err(Diagnostic::error(s.span, "the primal function already uses tapes").into())
             }
         }
@@ -414,6 +418,38 @@ impl<'p> Ad<'p> {
         };
         if !rb.is_empty() {
             let again = self.recomputations(&l.body, &rb);
+            rb.splice(0..0, again);
+        }
+        Ok((fb, rb))
+    }
+
+    /// Reverses `body` run once where it stands, as if outside every loop (its saves are
+    /// plain locals that its adjoint reads right after) and under a condition (nothing in
+    /// it is a top-level statement): the pass of a `--fixed-point` loop's body, which the
+    /// reverse sweep runs itself (see `crate::fixed_point`).
+    pub(crate) fn rev_body_once(&mut self, body: &Block) -> R<(Block, Block)> {
+        let nest = std::mem::take(&mut self.nest);
+        self.cond_depth += 1;
+        let cp = self.checkpoint();
+        let out = loop {
+            let parts = self.rev_block_parts(body, Env::Loop, &mut VarSet::new());
+            let (fb, parts) = match parts {
+                Ok(p) => p,
+                Err(e) => break Err(e),
+            };
+            match self.place_array_recomputes(body, parts) {
+                Ok(rb) => break Ok((fb, rb)),
+                Err(a) => {
+                    self.rollback(cp.clone());
+                    self.recompute_arrays.remove(&a);
+                }
+            }
+        };
+        self.cond_depth -= 1;
+        self.nest = nest;
+        let (fb, mut rb) = out?;
+        if !rb.is_empty() {
+            let again = self.recomputations(body, &rb);
             rb.splice(0..0, again);
         }
         Ok((fb, rb))

@@ -102,6 +102,10 @@ pub(crate) struct Ad<'p> {
     pub checkpoints: BTreeMap<LoopId, Checkpointing>,
     /// Bounds on the trips of `while` loops (see [`crate::AdOptions::max_trips`]).
     pub max_trips: BTreeMap<LoopId, u64>,
+    /// What each reversed `while` loop records (the last reversal of each, for the report).
+    pub data_loops: Vec<crate::report::DataLoop>,
+    /// `while` loops reversed as fixed points (see [`crate::fixed_point`]).
+    pub fixed_points: BTreeMap<LoopId, crate::options::FixedPoint>,
     /// The loops actually checkpointed.
     pub checkpointed: Vec<LoopId>,
     /// Top-level loops a planner may checkpoint.
@@ -211,6 +215,8 @@ impl<'p> Ad<'p> {
             loop_ids: adjc_ir::proc::ids::loops(body).iter().map(|(_, l)| l.id).collect(),
             checkpoints: BTreeMap::new(),
             max_trips: BTreeMap::new(),
+            fixed_points: BTreeMap::new(),
+            data_loops: Vec::new(),
             checkpointed: Vec::new(),
             checkpointable: Vec::new(),
             readers_index: std::cell::OnceCell::new(),

@@ -27,6 +27,7 @@
 //! with the branch taken recorded per iteration.
 
 use crate::nest::{Frame, Trips};
+use crate::report::{DataLoop, TapeKind};
 use crate::reverse::{Ad, R};
 use crate::util::at_line;
 use crate::util::VarSet;
@@ -36,6 +37,34 @@ impl Ad<'_> {
     /// Forward-sweep and reverse-sweep code of the `while` statement `s`; `live` is the
     /// live set right before it (see [`Ad::flow_stmt`]).
     pub(crate) fn rev_while(&mut self, s: &Stmt, w: &While, live: &VarSet) -> R<(Block, Block)> {
+        let first = self.tapes.len();
+        let out = match self.fixed_points.get(&w.id).copied() {
+            Some(fp) => self.rev_fixed_point(s, w, live, fp)?,
+            None => self.rev_while_exact(s, w, live)?,
+        };
+        self.record_data_loop(w, s.span.line, first);
+        Ok(out)
+    }
+
+    /// What the reversal of `w` recorded (the tapes from `first` on), for the report.
+    fn record_data_loop(&mut self, w: &While, line: u32, first: usize) {
+        let fixed_point = self.fixed_points.contains_key(&w.id);
+        let mut dl =
+            DataLoop { id: w.id, line, fixed_point, per_trip: Vec::new(), per_run: Vec::new(), once: Vec::new() };
+        for t in self.tapes.get(first..).unwrap_or_default() {
+            if fixed_point {
+                dl.once.push(t.name.clone());
+            } else if t.what.starts_with(&format!("the trip count of `while` loop {}", w.id)) {
+                dl.per_run.push(t.name.clone());
+            } else if t.kind == TapeKind::Stack {
+                dl.per_trip.push((t.name.clone(), crate::report::elem_bytes(t.elem)));
+            }
+        }
+        self.data_loops.retain(|d| d.id != w.id);
+        self.data_loops.push(dl);
+    }
+
+    fn rev_while_exact(&mut self, s: &Stmt, w: &While, live: &VarSet) -> R<(Block, Block)> {
         let line = at_line(s.span);
         let trips_name = self.fresh("trips");
         let trips = self.f.add_var(trips_name, Type::Scalar(Scalar::I64), VarRole::Temp, s.span);

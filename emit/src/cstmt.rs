@@ -7,7 +7,7 @@ use crate::layout::Access;
 use crate::omp::{self, MapKey, MapPlan, Mode, Plan, Sync};
 use crate::sizes::Arena;
 use adjc_ir::{
-    written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
+    written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Failure, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
     StmtKind, UnOp, VarId,
 };
 use std::collections::BTreeSet;
@@ -118,6 +118,8 @@ pub(crate) struct Emitter<'a> {
     parallel: Option<MapKey>,
     /// Whether some statement jumps to the `out_of_memory` label.
     pub uses_goto: bool,
+    /// The failures some statement jumps to (label [`fail_label`] each).
+    pub fails: Vec<Failure>,
     /// At the level of a hoisted parallel region: maps are `omp for`, other statements are
     /// grouped into `omp single`.
     region_level: bool,
@@ -153,6 +155,7 @@ impl<'a> Emitter<'a> {
             chain: Vec::new(),
             parallel: None,
             uses_goto: false,
+            fails: Vec::new(),
             region_level: false,
             serial_copy: false,
             consts: BTreeSet::new(),
@@ -340,6 +343,15 @@ impl<'a> Emitter<'a> {
                 );
                 self.uses_goto = true;
                 self.line(text);
+            }
+            StmtKind::Fail(why) => {
+                if self.parallel.is_some() || self.region_level {
+                    return Err(Diagnostic::error(s.span, "internal error: a failure inside a parallel region"));
+                }
+                if !self.fails.contains(why) {
+                    self.fails.push(*why);
+                }
+                self.line(format!("goto {};", fail_label(*why)));
             }
             StmtKind::Pop { tape, target } => {
                 let ty = self.cx.f.var(target.var).ty.elem();
@@ -790,4 +802,12 @@ fn const_locals(body: &[Stmt], private: &[VarId], top: &[VarId]) -> BTreeSet<Var
         }
     }
     out
+}
+
+/// The label the function's code jumps to on failure `f`: it frees what the function
+/// allocated and returns `f`'s code.
+pub(crate) fn fail_label(f: Failure) -> &'static str {
+    match f {
+        Failure::NotConverged => "not_converged",
+    }
 }

@@ -17,6 +17,8 @@ pub(crate) struct Failure {
     pub written_before_push: Vec<String>,
     /// Made for a memory plan: sizes beyond it are refused.
     pub plan: bool,
+    /// Holds a `--fixed-point` adjoint iteration that may not converge.
+    pub converge: bool,
 }
 
 /// The comment lines (each starting with ` *`) documenting function `f` named `cname`.
@@ -120,6 +122,10 @@ pub(crate) fn function_doc(
     if fail.plan {
         out.push(" * Returns ADJC_ERR_PLAN when a size exceeds the sizes its memory plan was made".into());
         out.push(" * for; nothing has been written then.".into());
+    }
+    if fail.converge {
+        out.push(" * Returns ADJC_ERR_CONVERGE when a --fixed-point adjoint iteration does not converge".into());
+        out.push(" * within its passes (the loop is no contraction there): the adjoints are incomplete.".into());
     }
     out
 }

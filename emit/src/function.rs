@@ -83,6 +83,7 @@ pub(crate) fn build(
         i = end;
     }
     let uses_goto = em.uses_goto;
+    let fails = em.fails.clone();
 
     // Index macros of the arrays the body touches.
     let touched = cx.used();
@@ -240,8 +241,14 @@ pub(crate) fn build(
     if uses_goto {
         epilogue.push(String::new());
         epilogue.push("out_of_memory:".into());
-        epilogue.extend(cleanup);
+        epilogue.extend(cleanup.iter().cloned());
         epilogue.push("    return ADJC_ERR_ALLOC;".into());
+    }
+    for why in fails.iter().copied() {
+        epilogue.push(String::new());
+        epilogue.push(format!("{}:", crate::cstmt::fail_label(why)));
+        epilogue.extend(cleanup.iter().cloned());
+        epilogue.push(format!("    return {};", why.code()));
     }
 
     let param_types: Vec<String> = f.params.iter().map(|p| param_type(f, p.var, p.intent)).collect();
@@ -263,6 +270,7 @@ pub(crate) fn build(
         stack: !tapes.is_empty(),
         written_before_push: written_before_push(f).into_iter().map(|v| names.get(v).to_string()).collect(),
         plan: guard.is_some(),
+        converge: fails.contains(&adjc_ir::Failure::NotConverged),
     };
     let doc = doc::function_doc(f, &names, cname, &param_types, &fail);
     let mut mentioned: BTreeSet<VarId> = cx.used();

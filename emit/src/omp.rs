@@ -282,6 +282,7 @@ fn region_of(l: &Loop) -> Option<(Region, Vec<LoopId>)> {
         refused |= matches!(
             s.kind,
             StmtKind::Push { .. }
+                | StmtKind::Fail(_)
                 | StmtKind::Call(_)
                 | StmtKind::Alloc(_)
                 | StmtKind::Free(_)

@@ -220,6 +220,7 @@ impl Estimator {
             }
             StmtKind::Push { value, .. } => Work::constant(2.0 + ops(value)),
             StmtKind::Pop { .. } => Work::constant(2.0),
+            StmtKind::Fail(_) => Work::constant(1.0),
             StmtKind::If { cond, then_body, else_body } => {
                 let mut w = Work::constant(ops(cond));
                 w.add(self.block(then_body));

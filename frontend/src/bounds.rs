@@ -596,7 +596,7 @@ impl<'a> Walk<'a> {
             StmtKind::Push { value, .. } => self.expr(value, s.span)?,
             StmtKind::Pop { target, .. } => self.place(target, s.span)?,
             StmtKind::Section { body, .. } => self.block(body)?,
-            StmtKind::Alloc(_) | StmtKind::Free(_) => {}
+            StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Fail(_) => {}
         }
         Ok(())
     }

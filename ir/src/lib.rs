@@ -53,7 +53,9 @@
 //!   - [`StmtKind::If`], [`StmtKind::Alloc`] / [`StmtKind::Free`] of local arrays,
 //!     [`StmtKind::Call`] of BLAS-style library operations ([`LibCall`]: gemm, gemv, dot,
 //!     ger on [`View`]s of arrays, so slices are passed without copies), stack tapes
-//!     ([`StmtKind::Push`] / [`StmtKind::Pop`]) and labelled [`StmtKind::Section`]s.
+//!     ([`StmtKind::Push`] / [`StmtKind::Pop`]), labelled [`StmtKind::Section`]s, and
+//!     [`StmtKind::Fail`] (autodiff only: return an error code, e.g. a `--fixed-point`
+//!     adjoint iteration that did not converge; never inside a map).
 //!
 //! ## Invariants (checked by [`validate::validate`])
 //!
@@ -1074,6 +1076,26 @@ pub enum StmtKind {
         title: String,
         body: Block,
     },
+    /// Stop: the function frees what it allocated and returns the error `code` (autodiff
+    /// only, in sequential code: a `--fixed-point` adjoint iteration that did not converge).
+    Fail(Failure),
+}
+
+/// Why generated code stops with an error (one `ADJC_ERR_*` code each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// `ADJC_ERR_CONVERGE`: an adjoint fixed-point iteration (`--fixed-point`) did not
+    /// converge within its passes.
+    NotConverged,
+}
+
+impl Failure {
+    /// The C constant returned.
+    pub fn code(self) -> &'static str {
+        match self {
+            Failure::NotConverged => "ADJC_ERR_CONVERGE",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

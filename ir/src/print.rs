@@ -278,6 +278,9 @@ fn print_block(f: &Function, b: &Block, depth: usize, out: &mut String) {
             StmtKind::Pop { tape, target } => {
                 let _ = writeln!(out, "{ind}pop {} -> {}{tag}", f.var(*tape).name, place_str(f, target));
             }
+            StmtKind::Fail(why) => {
+                let _ = writeln!(out, "{ind}fail {}{tag}", why.code());
+            }
             StmtKind::Section { title, body } => {
                 let _ = writeln!(out, "{ind}section \"{title}\" {{");
                 print_block(f, body, depth + 1, out);

@@ -341,6 +341,7 @@ impl Validator<'_> {
                 }
             }
             StmtKind::Section { body, .. } => self.block(body)?,
+            StmtKind::Fail(_) => {}
         }
         Ok(())
     }

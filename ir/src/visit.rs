@@ -94,6 +94,7 @@ impl Stmt {
             StmtKind::If { cond, .. } => f(cond),
             StmtKind::Push { value, .. } => f(value),
             StmtKind::Pop { target, .. } => place(target, f),
+            StmtKind::Fail(_) => {}
             StmtKind::Call(c) => {
                 for v in std::iter::once(&c.out_view).chain(c.arg_views.iter()) {
                     v.start.iter().chain(v.extents.iter()).for_each(|e| f(e));

@@ -200,7 +200,7 @@ fn remap_stmt(s: &mut Stmt, map: &dyn Fn(Span) -> Span) {
             }
             exprs.extend([&mut c.alpha, &mut c.beta]);
         }
-        StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Section { .. } => {}
+        StmtKind::Alloc(_) | StmtKind::Free(_) | StmtKind::Section { .. } | StmtKind::Fail(_) => {}
     }
     for e in exprs {
         remap_expr(e, map);

@@ -122,7 +122,7 @@ fn own_vars(s: &Stmt, out: &mut VarSet) {
             out.insert(*tape);
             out.insert(target.var);
         }
-        StmtKind::If { .. } | StmtKind::While(_) | StmtKind::Section { .. } => {}
+        StmtKind::If { .. } | StmtKind::While(_) | StmtKind::Section { .. } | StmtKind::Fail(_) => {}
     }
 }
 
@@ -204,6 +204,7 @@ pub fn rewrite_block(b: &mut Block, fe: &dyn Fn(&Expr) -> Expr, fv: &dyn Fn(VarI
                 target.index = target.index.iter().map(ex).collect();
             }
             StmtKind::Section { body, .. } => rewrite_block(body, fe, fv),
+            StmtKind::Fail(_) => {}
         }
     }
 }

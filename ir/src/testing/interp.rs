@@ -605,6 +605,7 @@ impl<'f> M<'f> {
                 Ok(())
             }
             StmtKind::Call(c) => self.call(c),
+            StmtKind::Fail(why) => Err(format!("the function failed: {}", why.code())),
             StmtKind::Push { tape, value } => {
                 if self.race.is_some() {
                     return Err("push inside a parallel map".into());
