@@ -131,6 +131,10 @@ impl Pipeline {
         // One-iteration loops (`keepdims` axes) are written as their body.
         module.functions[0] = adjc_autodiff::unit_loops::drop_unit_loops(&module.functions[0]);
         adjoint.function = adjc_autodiff::unit_loops::drop_unit_loops(&adjoint.function);
+        // Maps over columns that walk the rows (`np.mean(x, axis=0)` and its adjoint) run in
+        // tiles of columns, along rows inside a tile.
+        module.functions[0] = adjc_autodiff::column_tiles::tile_column_sweeps(&module.functions[0]);
+        adjoint.function = adjc_autodiff::column_tiles::tile_column_sweeps(&adjoint.function);
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);

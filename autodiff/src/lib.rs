@@ -82,6 +82,7 @@ mod batch;
 mod batchnorm;
 mod blas;
 mod checkpoint;
+pub mod column_tiles;
 pub mod cse;
 mod deriv;
 mod expert;
