@@ -3,6 +3,7 @@
 //! tile's columns (unit stride). The statistics kernels keep their gradients, serial and with
 //! OpenMP at 3 threads with every parallel copy forced on (70 columns: two full tiles and a
 //! partial one, so a wrong tile bound or a scalar shared by a tile's columns fails the check).
+//! A row recurrence over independent columns (deriche) runs per tile of columns too.
 
 mod common;
 
@@ -56,15 +57,42 @@ fn column_reductions_run_along_rows_in_tiles() {
     assert!(inner.starts_with("for (int64_t j = j_tile * 32;"), "{fwd}");
 }
 
+/// Deriche's recursive filters run down the rows with a recurrence in each column: the
+/// columns are independent, so the row loop runs inside a parallel map over tiles of columns
+/// (in both sweeps) instead of a parallel region or two barriers per row.
+#[test]
+fn row_recurrences_run_per_tile_of_columns() {
+    let dir = scratch("column-tiles-deriche");
+    let out = adjc(&[
+        "transpile",
+        "examples/python/deriche.py",
+        "--wrt",
+        "imgIn",
+        "--of",
+        "ret",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("deriche.c")).unwrap();
+    let adj = &c[c.find("\nint deriche_b(").unwrap()..];
+    let (inner, outer) = loops_around(adj, "y2_tmp_1_b[l] += y2_b_(i, l);");
+    assert_eq!(inner, "for (int64_t l = l_tile * 32; l < adjc_min_i64(l_tile * 32 + 32, imgIn_n1); l++) {", "{adj}");
+    assert_eq!(outer, "for (int64_t i = 0; i < imgIn_n0 - 2; i++) {", "{adj}");
+    let tile = adj.find("for (int64_t l_tile = 0; l_tile < (imgIn_n1 + 31) / 32; l_tile++) {").expect("a tile map");
+    assert!(adj[..tile].trim_end().ends_with("ADJC_OMP(parallel for)"), "{adj}");
+}
+
 #[test]
 fn tiled_sweeps_keep_the_gradient_at_3_threads() {
     for (file, sizes, init) in [
         ("column_stats", "N=9,M=70", "x=uniform(0,4)"),
         ("correlation", "M=70,data_n0=11,data_n1=70", "data=uniform(0,4)"),
         ("covariance", "M=66,data_n0=7,data_n1=70", "data=uniform(-1,1)"),
+        ("deriche", "imgIn_n0=9,imgIn_n1=70", "alpha=const(0.25)"),
     ] {
         let path = format!("examples/python/{file}.py");
-        let floatn = if file == "column_stats" {
+        let floatn = if file == "column_stats" || file == "deriche" {
             None
         } else {
             Some(format!("float_n=const({})", if file == "correlation" { "11.0" } else { "7.0" }))

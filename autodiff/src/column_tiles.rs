@@ -30,6 +30,16 @@
 //! assigned before it is read within one phase (a scalar carried from `pre` to the body,
 //! or across rows, would be shared by the columns of a tile). Every value is computed by
 //! the same operations in the same order.
+//!
+//! The transposed shape — a sequential loop over rows whose body is maps over the same
+//! columns, each touching only its own column (deriche's recursive filters, forwards and
+//! reversed: `for i: map l { y[i, l] = a * x[i, l] + b * y[i - 1, l] }`) — carries its
+//! recurrence along each column separately. When every access to an array the loop writes
+//! has the column counter alone in its unit-stride index and nowhere else, no column reads
+//! another's elements, so the columns may run concurrently, each in the loop's order: a
+//! map over tiles of columns around the row loop, the maps inside over the tile. The row
+//! loop then runs once per tile instead of opening a parallel region (or two barriers) per
+//! row; it must write no scalar.
 
 use adjc_ir::proc::affine::Affine;
 use adjc_ir::{
@@ -53,7 +63,7 @@ pub fn tile_column_sweeps(f: &Function) -> Function {
 fn block(f: &mut Function, b: Block) -> Block {
     b.into_iter()
         .map(|mut s| {
-            if let Some(t) = tile(f, &s) {
+            if let Some(t) = tile(f, &s).or_else(|| tile_recurrence(f, &s)) {
                 return t;
             }
             // Maps inside a map are not the parallel loop: only outermost maps are tiled.
@@ -219,4 +229,90 @@ fn loads(e: &Expr, hit: &mut dyn FnMut(VarId, &[Expr])) {
             hit(*v, idx);
         }
     });
+}
+
+/// The tiled form of the sequential loop `s` when it is a row recurrence over independent
+/// columns (module docs: the transposed shape).
+fn tile_recurrence(f: &mut Function, s: &Stmt) -> Option<Stmt> {
+    let StmtKind::Loop(row) = &s.kind else { return None };
+    if row.step.as_int() != Some(1) && row.step.as_int() != Some(-1) {
+        return None;
+    }
+    let mut maps = Vec::new();
+    for st in &row.body {
+        let StmtKind::Map(m) = &st.kind else { return None };
+        let [d] = m.dims.as_slice() else { return None };
+        if !m.body.iter().all(plain) {
+            return None;
+        }
+        maps.push((st, m, d));
+    }
+    let (_, _, d0) = *maps.first()?;
+    if maps.iter().any(|(_, _, d)| !crate::util::same(&d.start, &d0.start) || !crate::util::same(&d.stop, &d0.stop)) {
+        return None;
+    }
+    let written = adjc_ir::written_vars(&row.body);
+    if written.iter().any(|v| !f.var(*v).ty.is_array()) {
+        return None;
+    }
+    // Trip counts fixed by the loop's entry: bounds read nothing the loop writes, and the
+    // columns do not depend on the row.
+    let bounds = [&row.start, &row.stop, &d0.start, &d0.stop];
+    if bounds.iter().any(|e| written.iter().any(|w| e.mentions(*w)))
+        || d0.start.mentions(row.var)
+        || d0.stop.mentions(row.var)
+    {
+        return None;
+    }
+    let n = |e: &Expr| adjc_ir::eval::eval_int(e, &|_| None);
+    if let (Some(a), Some(b)) = (n(&d0.start), n(&d0.stop)) {
+        if b - a < 2 * TILE {
+            return None;
+        }
+    }
+    // Every access: the column counter only in the unit-stride index; exactly the counter
+    // there for arrays the loop writes.
+    for (_, m, d) in &maps {
+        let l = d.var;
+        let mut ok = true;
+        accesses(&m.body, &mut |var, idx| {
+            let Type::Array { layout, .. } = &f.var(var).ty else { return };
+            let split = match layout {
+                Layout::RowMajor => idx.split_last(),
+                Layout::ColMajor => idx.split_first(),
+            };
+            let Some((unit, others)) = split else { return };
+            if others.iter().any(|e| e.mentions(l)) {
+                ok = false;
+            }
+            let exactly = matches!(unit.kind, ExprKind::Var(v) if v == l);
+            if written.contains(&var) && !exactly {
+                ok = false;
+            }
+            if unit.mentions(l) && !Affine::linear(unit).is_some_and(|a| a.coeff(l) == 1) {
+                ok = false;
+            }
+        });
+        if !ok {
+            return None;
+        }
+    }
+    let old = f.var(d0.var).clone();
+    let t = f.add_var(format!("{}_tile", old.name), Type::Scalar(Scalar::I64), VarRole::Index, old.span);
+    let tiles = d0.stop.clone().sub(d0.start.clone()).add(Expr::int(TILE - 1)).div(Expr::int(TILE));
+    let first = d0.start.clone().add(Expr::var(t, Scalar::I64).mul(Expr::int(TILE)));
+    let last = Expr::call(Intrinsic::Min, vec![first.clone().add(Expr::int(TILE)), d0.stop.clone()], Scalar::I64);
+    let mut body = Vec::new();
+    for (st, m, d) in &maps {
+        let c = f.add_var(f.var(d.var).name.clone(), f.var(d.var).ty.clone(), VarRole::Index, f.var(d.var).span);
+        let mut inner = m.body.clone();
+        adjc_ir::proc::access::rename(&mut inner, d.var, c);
+        let dim = MapDim { var: c, start: first.clone(), stop: last.clone() };
+        body.push(Stmt { kind: StmtKind::Map(Map { id: MapId::NEW, dims: vec![dim], body: inner }), ..(*st).clone() });
+    }
+    let mut row = row.clone();
+    row.body = body;
+    let inner = Stmt { kind: StmtKind::Loop(row), ..s.clone() };
+    let d = MapDim { var: t, start: Expr::int(0), stop: tiles };
+    Some(Stmt { kind: StmtKind::Map(Map { id: MapId::NEW, dims: vec![d], body: vec![inner] }), ..s.clone() })
 }
