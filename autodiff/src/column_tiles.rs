@@ -137,7 +137,7 @@ fn tile(f: &mut Function, s: &Stmt) -> Option<Stmt> {
         }
         if unit.mentions(k) {
             let lin = Affine::linear(unit);
-            if !lin.is_some_and(|a| a.coeff(k) == 1) || unit.mentions(j) {
+            if lin.is_none_or(|a| a.coeff(k) != 1) || unit.mentions(j) {
                 ok = false;
             }
             if others.iter().any(|e| e.mentions(j)) {
@@ -289,7 +289,7 @@ fn tile_recurrence(f: &mut Function, s: &Stmt) -> Option<Stmt> {
             if written.contains(&var) && !exactly {
                 ok = false;
             }
-            if unit.mentions(l) && !Affine::linear(unit).is_some_and(|a| a.coeff(l) == 1) {
+            if unit.mentions(l) && Affine::linear(unit).is_none_or(|a| a.coeff(l) != 1) {
                 ok = false;
             }
         });
