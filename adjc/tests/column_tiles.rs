@@ -111,3 +111,26 @@ fn tiled_sweeps_keep_the_gradient_at_3_threads() {
         }
     }
 }
+
+/// Column-major arrays tile along their first axis (Fortran's unit stride): mvt's and
+/// correlation's Fortran versions at 70 columns keep their gradients, serial and at 3 threads.
+#[test]
+fn fortran_column_major_tiles_keep_the_gradient() {
+    let dir = scratch("column-tiles-fortran");
+    let out = adjc(&["transpile", "examples/fortran/mvt.f90", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("mvt.c")).unwrap();
+    assert!(c.contains("for (int64_t i_tile = 0; i_tile < (n + 31) / 32; i_tile++) {"), "{c}");
+    for (file, sizes) in [("mvt", "n=70"), ("correlation", "m=70,n=9")] {
+        let path = format!("examples/fortran/{file}.f90");
+        for openmp in [false, true] {
+            let mut args = vec!["check", path.as_str(), "--sizes", sizes];
+            if openmp {
+                args.push("--openmp");
+            }
+            let out = if openmp { adjc_parallel_copies(&args) } else { adjc(&args) };
+            let t = text(&out);
+            assert!(out.status.success() && t.contains("check passed"), "{file} (openmp {openmp}):\n{t}");
+        }
+    }
+}
