@@ -17,8 +17,9 @@
 //! 8. **simplify**: both functions as they are written (`x * x` for `x ** 2`), repeated calls
 //!    of the derivative rules named once (`const double tanh_a = tanh(a[i]);`), reversed
 //!    loops with independent iterations run forwards along rows (`loop_order`), loops of
-//!    matrix-vector products of fixed matrices become one product (`product_loop`), a loop's
-//!    sum into one array element accumulates in a local (`element_sum`); validate.
+//!    matrix-vector products of fixed matrices become one product (`product_loop`), maps over
+//!    columns that walk the rows run in tiles of columns (`column_tiles`), a loop's sum into
+//!    one array element accumulates in a local (`element_sum`); validate.
 //! 9. **emit**: C source and header (`adjc-emit`).
 
 use std::path::PathBuf;
@@ -135,14 +136,19 @@ impl Pipeline {
         if memory.is_none() {
             adjoint.function = adjc_autodiff::product_loop::batch_products(&adjoint.function);
         }
-        // A loop's sum into one array element (conv2d's adjoint: a dot over the output
-        // channels into each input pixel) accumulates in a local: a vector reduction, not an
-        // add chain through memory.
-        module.functions[0] = adjc_autodiff::element_sum::sum_in_locals(&module.functions[0]);
-        adjoint.function = adjc_autodiff::element_sum::sum_in_locals(&adjoint.function);
         // One-iteration loops (`keepdims` axes) are written as their body.
         module.functions[0] = adjc_autodiff::unit_loops::drop_unit_loops(&module.functions[0]);
         adjoint.function = adjc_autodiff::unit_loops::drop_unit_loops(&adjoint.function);
+        // Maps over columns that walk the rows (`np.mean(x, axis=0)` and its adjoint) run in
+        // tiles of columns, along rows inside a tile.
+        module.functions[0] = adjc_autodiff::column_tiles::tile_column_sweeps(&module.functions[0]);
+        adjoint.function = adjc_autodiff::column_tiles::tile_column_sweeps(&adjoint.function);
+        // A loop's sum into one array element (conv2d's adjoint: a dot over the output
+        // channels into each input pixel) accumulates in a local: a vector reduction, not an
+        // add chain through memory. After the
+        // column tiles: a column sum in tiles runs along rows and needs no local.
+        module.functions[0] = adjc_autodiff::element_sum::sum_in_locals(&module.functions[0]);
+        adjoint.function = adjc_autodiff::element_sum::sum_in_locals(&adjoint.function);
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);

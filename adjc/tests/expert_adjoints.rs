@@ -79,15 +79,16 @@ fn mlp_relu_masks_and_bias_reductions() {
     // The first update of relu2_x_b assigns: no zero-fill pass before it (fill_merge, zero_fill).
     assert!(adj.contains("relu2_x_b_(i, j) = relu2_x_(i, j) > 0.0 ? relu2_b_(i, j) : 0.0;"), "{adj}");
     assert!(!adj.contains(">= 0.0 ?"), "{adj}");
-    // b1 was broadcast over the batch: its adjoint is a column sum, each thread owning b1_b[j],
-    // summed in a local (autodiff/src/element_sum.rs) and added once.
+    // b1 was broadcast over the batch: its adjoint is a column sum, each thread owning a tile
+    // of b1_b's columns and running along the rows of relu1_x_b (autodiff/src/column_tiles.rs).
+    let bias = block_after(adj, "b1_b[j] +=");
+    assert_eq!(bias[0].trim(), "b1_b[j] += relu1_x_b_(i, j);");
     let lines: Vec<&str> = adj.lines().collect();
-    let at = lines.iter().position(|l| l.contains("b1_b_sum += relu1_x_b_(i, j);")).unwrap();
-    assert_eq!(lines[at - 1].trim(), "for (int64_t i = 0; i < N; i++) {");
-    assert_eq!(lines[at - 2].trim(), "ADJC_OMP(simd reduction(+:b1_b_sum))");
-    let map = lines[..at].iter().rposition(|l| l.trim() == "for (int64_t j = 0; j < S0; j++) {").unwrap();
-    assert_eq!(lines[map - 1].trim(), "ADJC_OMP(parallel for)");
-    assert!(lines[at..].iter().take(5).any(|l| l.trim() == "b1_b[j] += b1_b_sum;"), "{adj}");
+    let at = lines.iter().position(|l| l.contains("b1_b[j] +=")).unwrap();
+    assert_eq!(lines[at - 1].trim(), "for (int64_t j = j_tile * 32; j < adjc_min_i64(j_tile * 32 + 32, S0); j++) {");
+    assert_eq!(lines[at - 2].trim(), "for (int64_t i = 0; i < N; i++) {");
+    assert_eq!(lines[at - 3].trim(), "for (int64_t j_tile = 0; j_tile < (S0 + 31) / 32; j_tile++) {");
+    assert_eq!(lines[at - 4].trim(), "ADJC_OMP(parallel for)");
 }
 
 #[test]

@@ -88,6 +88,7 @@ mod batch;
 mod batchnorm;
 mod blas;
 mod checkpoint;
+pub mod column_tiles;
 pub mod cse;
 mod deriv;
 pub mod element_sum;
