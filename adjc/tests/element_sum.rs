@@ -25,17 +25,20 @@ fn a_sum_into_an_element_is_a_vector_reduction_written_back_when_the_loop_runs()
     let tri = "        ADJC_OMP(simd reduction(+:y_sum))\n        for (int64_t j = i + 1; j < N; j++) {";
     assert!(c.contains(tri), "{c}");
     assert!(c.contains("        if (i + 1 < N) {\n            y[i] += y_sum;\n        }"), "{c}");
-    // The adjoint's column sum into `x_b[k]` runs over rows (N of them, maybe none).
-    assert!(c.contains("x_b_sum_1 += A_(i, k) * y_b[i];"), "{c}");
-    assert!(c.contains("        if (0 < N) {\n            x_b[k] += x_b_sum_1;\n        }"), "{c}");
+    // The adjoint's column sum into `x_b[k]` walks the rows: it runs in tiles of columns along
+    // the rows (column_tiles runs first) and needs no local.
+    assert!(c.contains("            for (int64_t k = k_tile * 32; k < adjc_min_i64(k_tile * 32 + 32, M); k++) {\n                x_b[k] += A_(i, k) * y_b[i];"), "{c}");
+    assert!(!c.contains("x_b_sum_1"), "{c}");
 }
 
 #[test]
 fn a_zero_filled_sum_needs_no_guard() {
-    let c = transpile("covariance");
-    assert!(c.contains("        mean[j] = 0.0;"), "{c}");
-    assert!(c.contains("        mean[j] += mean_sum;\n"), "{c}");
-    assert!(!c.contains("if (0 < data_n0) {\n            mean[j] += mean_sum;"), "{c}");
+    // mlp's softmax row sums (covariance's column means, the first user, now run in tiles of
+    // columns: see column_tiles.rs).
+    let c = transpile("mlp");
+    assert!(c.contains("        tmp_sum_(i, 0) = 0.0;"), "{c}");
+    assert!(c.contains("        tmp_sum_(i, 0) += tmp_sum_sum;\n"), "{c}");
+    assert!(!c.contains("if (0 < S2) {\n            tmp_sum_(i, 0) += tmp_sum_sum;"), "{c}");
 }
 
 #[test]
