@@ -28,6 +28,7 @@ mod cli_error;
 mod commands;
 mod harness;
 mod review;
+mod review_plan;
 mod templates;
 
 use std::process::ExitCode;

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use adjc::{MemoryOptions, MemoryPlan, Strategy, Transpiled};
+use adjc::{MemoryOptions, Strategy, Transpiled};
 use minijinja::{context, Value};
 
 use crate::cli::ReviewArgs;
@@ -207,7 +207,11 @@ fn page(
     // The forward function ends at the first closing brace in column 0 after its signature.
     let forward_name = format!("int {}(", t.files.prototypes.first().map_or("", |p| p.name.as_str()));
     let start = c_lines.iter().position(|l| l.text.starts_with(&forward_name)).unwrap_or(0);
-    let split = c_lines.iter().skip(start).position(|l| l.text == "}").map_or(c_lines.len(), |k| start + k + 1);
+    let mut split = c_lines.iter().skip(start).position(|l| l.text == "}").map_or(c_lines.len(), |k| start + k + 1);
+    // The forward's own `#undef`s of its index macros (and the blank lines around them) close it.
+    while c_lines.get(split).is_some_and(|l| l.text.is_empty() || l.text.starts_with("#undef ")) {
+        split += 1;
+    }
     let adjoint = c_lines.split_off(split);
     let forward = c_lines;
 
@@ -247,7 +251,7 @@ fn page(
         source_name => source_path.display().to_string(),
         command => commands::command_line(),
         columns => columns,
-        plan => planned.memory.as_ref().map(|m| plan_value(m, planned.memory_report(adjc::ReportFormat::Json).as_deref())),
+        plan => planned.memory.as_ref().map(|m| crate::review_plan::plan_value(m, planned)),
         tape_report => t.tape_report(),
         check => check,
         selftest => selftest,
@@ -257,111 +261,6 @@ fn page(
         }),
     };
     crate::templates::render("review.html.j2", ctx)
-}
-
-fn bytes(b: u64) -> String {
-    adjc::human(b)
-}
-
-/// The plan's table (from the JSON memory report, the same rows `adjc plan` prints) and
-/// its timeline.
-fn plan_value(m: &MemoryPlan, report: Option<&str>) -> Value {
-    let sizes: Vec<String> = m.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let json: serde_json::Value = report.and_then(|r| serde_json::from_str(r).ok()).unwrap_or_default();
-    let rows = json.get("candidates").and_then(|c| c.as_array()).cloned().unwrap_or_default();
-    let candidates: Vec<Value> = rows
-        .iter()
-        .map(|c| {
-            let s = |key: &str| c.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
-            context! {
-                id => s("id"), kind => s("kind"), line => c.get("line").and_then(|v| v.as_u64()),
-                formula => s("bytes_formula"), bytes => bytes(c.get("bytes").and_then(|v| v.as_u64()).unwrap_or(0)),
-                decision => s("decision"), why => s("store_only"),
-                flops => c.get("recompute_flops").and_then(|v| v.as_f64()).map(|f| format!("{f:.0}")).unwrap_or_default(),
-            }
-        })
-        .collect();
-    let loads = adjc_autodiff::plan::loads(&m.model, &m.plan.recompute, &m.plan.loops);
-    let labels: Vec<&str> = m.model.points.iter().map(|p| p.label.as_str()).collect();
-    context! {
-        sizes => sizes.join(", "),
-        strategy => match m.strategy {
-            Strategy::StoreAll => "store-all",
-            Strategy::RecomputeAll => "recompute-all",
-            Strategy::Ilp => "ILP",
-        },
-        limit => m.limit.map(bytes),
-        peak => bytes(m.plan.peak),
-        store_all_peak => bytes(m.plan.store_all_peak),
-        status => m.plan.status.clone(),
-        candidates => candidates,
-        svg => timeline_svg(&labels, &loads, m.limit),
-    }
-}
-
-/// The memory timeline as an inline SVG bar chart (one bar per point, forward sweep then
-/// reverse sweep, the limit as a dashed line).
-fn timeline_svg(labels: &[&str], loads: &[i128], limit: Option<u64>) -> String {
-    let (w, h, left, bottom, top) = (900.0, 240.0, 70.0, 30.0, 12.0);
-    let max = loads.iter().copied().max().unwrap_or(0).max(limit.unwrap_or(0) as i128).max(1) as f64;
-    let n = loads.len().max(1) as f64;
-    let bar = (w - left - 10.0) / n;
-    let y = |b: f64| top + (h - top - bottom) * (1.0 - b / max);
-    let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" \
-         aria-label=\"memory over the two sweeps\">\n"
-    );
-    svg.push_str(&format!(
-        "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>\n",
-        h - bottom,
-        w - 10.0,
-        h - bottom
-    ));
-    for (k, (load, label)) in loads.iter().zip(labels).enumerate() {
-        let x = left + bar * k as f64;
-        let top_y = y(*load as f64);
-        let reverse = label.starts_with("reverse");
-        let fill = if reverse { "#d9822b" } else { "#2a5db0" };
-        svg.push_str(&format!(
-            "<rect x=\"{x:.1}\" y=\"{top_y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"><title>{}: {}</title></rect>\n",
-            (bar - 1.0).max(1.0),
-            (h - bottom - top_y).max(0.0),
-            esc(label),
-            bytes(*load as u64)
-        ));
-    }
-    if let Some(limit) = limit {
-        let ly = y(limit as f64);
-        svg.push_str(&format!(
-            "<line x1=\"{left}\" y1=\"{ly:.1}\" x2=\"{}\" y2=\"{ly:.1}\" stroke=\"#c00\" stroke-dasharray=\"6 4\"/>\n",
-            w - 10.0
-        ));
-        svg.push_str(&format!(
-            "<text x=\"{}\" y=\"{:.1}\" font-size=\"11\" fill=\"#c00\" text-anchor=\"end\">limit {}</text>\n",
-            w - 12.0,
-            ly - 3.0,
-            bytes(limit)
-        ));
-    }
-    svg.push_str(&format!(
-        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-        left - 4.0,
-        top + 8.0,
-        bytes(max as u64)
-    ));
-    svg.push_str(&format!(
-        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
-        left - 4.0,
-        h - bottom
-    ));
-    svg.push_str(&format!(
-        "<text x=\"{left}\" y=\"{}\" font-size=\"11\">forward sweep (blue), reverse sweep (orange): {} statements</text>\n",
-        h - 8.0,
-        loads.len()
-    ));
-    svg.push_str("</svg>");
-    svg
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! `adjc review` (issue 16 part 2): the review page of a Python BLAS kernel, a stencil whose
-//! time loop is checkpointed under a memory limit, and a Fortran kernel, with `--check`.
+//! time loop is checkpointed under a memory limit, and a Fortran kernel, with `--check` (the
+//! pages and screenshots of README; `scripts/review_screenshots.sh` regenerates those).
 //! Each page is self-contained (no `http`, no external script), links C lines to source
 //! lines, tabulates what the adjoint stores and draws the memory timeline. In headless
 //! Chromium the page's `#selftest` clicks a source line and an adjoint line and checks what
@@ -22,7 +23,7 @@ const PAGES: &[(&str, &[&str])] = &[
         "reaction_diffusion",
         &["examples/python/reaction_diffusion.py", "--sizes", "u_n0=24,TSTEPS=50", "--memory-limit", "4KiB"],
     ),
-    ("jacobi_1d_f90", &["examples/fortran/jacobi_1d.f90", "--sizes", "n=30,tsteps=4"]),
+    ("energy_f90", &["examples/fortran/energy.f90", "--sizes", "n=9,m=5"]),
 ];
 
 fn browser_checks(page: &Path, shot: &Path) {
@@ -38,10 +39,20 @@ fn browser_checks(page: &Path, shot: &Path) {
     let out = Command::new("chromium")
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", size])
         .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
+        .arg(&url)
         .output()
         .expect("run chromium");
     assert!(out.status.success() && shot.exists(), "screenshot of {}", page.display());
+    // The print styles: the page prints to PDF (the columns one after another).
+    let pdf = shot.with_extension("pdf");
+    let out = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer"])
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    let printed = std::fs::read(&pdf).unwrap_or_default();
+    assert!(out.status.success() && printed.starts_with(b"%PDF"), "print of {} to PDF", page.display());
     let tidy = Command::new("tidy").args(["-q", "-e"]).arg(page).output().expect("run tidy");
     assert!(tidy.status.success(), "tidy {}:\n{}", page.display(), String::from_utf8_lossy(&tidy.stderr));
 }
@@ -78,14 +89,24 @@ fn review_pages_link_source_and_c_and_pass_in_a_browser() {
     }
     // The C shown is what `adjc transpile` writes with the same flags: the store-all plan made
     // for the table (sizes, no memory flags) adds no plan guard to it.
-    let f90 = std::fs::read_to_string(dir.join("jacobi_1d_f90.html")).unwrap();
+    let f90 = std::fs::read_to_string(dir.join("energy_f90.html")).unwrap();
     assert!(!f90.contains("ADJC_ERR_PLAN") && f90.contains("strategy store-all"), "the page's C was planned");
+    // Each tape says which overwritten value it saves and which adjoint statement reads it.
+    assert!(
+        f90.contains("saves dot before line 14 overwrites it; read by the adjoint of line 14"),
+        "no reason for dot_tape"
+    );
     // Under 4 KiB the stencil's time loop is checkpointed: the table says how.
     let rd = std::fs::read_to_string(dir.join("reaction_diffusion.html")).unwrap();
     assert!(
         rd.contains("checkpoint binomial:") && rd.contains("memory limit 4096 bytes (4.0 KiB)"),
         "no schedule or limit"
     );
+    // The loop's row gives what its schedule holds and the forward work it does again; the
+    // tapes inside it are held one segment at a time; the timeline outlines store-all.
+    assert!(rd.contains("held: 3872 bytes (3.8 KiB) (snapshots and one segment") && rd.contains(">31900<"), "loop row");
+    assert!(rd.contains("store, one segment at a time (L0 is checkpointed)"), "tapes in the checkpointed loop");
+    assert!(rd.contains("17600 bytes (17.2 KiB) if everything were stored"), "no store-all outline");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
