@@ -86,3 +86,44 @@ fn temporaries_are_named_after_what_they_hold() {
     let check = adjc(&["check", src.to_str().unwrap(), "--sizes", "N=3,K=4,M=5,P=2"]);
     assert!(text(&check).contains("check passed"), "{}", text(&check));
 }
+
+const IN_PLACE_LAYERS: &str = r#"import numpy as np
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def center(x):
+    return x - np.mean(x, axis=0, keepdims=True)
+
+
+def net(inp: "float64[N, K]", w1: "float64[K, M]", w2: "float64[M, P]"):
+    x = center(inp @ w1)
+    x = relu(x)
+    x = center(x @ w2)
+    x = relu(x)
+    return np.sum(x * x)
+"#;
+
+/// A layer whose activation is applied in place (`x = center(...); x = relu(x)`, as resnet's
+/// `batchnorm2d` then `relu`): each layer's array holds the values of two calls and is named
+/// after both (`center1_relu1`), never `x`, `x_1`; its adjoint and tape follow. The gradient
+/// check passes.
+#[test]
+fn arrays_updated_in_place_by_helper_calls_are_named_after_the_calls() {
+    let dir = scratch("in-place-names");
+    let src = dir.join("layers.py");
+    std::fs::write(&src, IN_PLACE_LAYERS).unwrap();
+    let out_dir = dir.join("out");
+    let out = adjc(&["transpile", src.to_str().unwrap(), "-o", out_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(out_dir.join("layers.c")).unwrap();
+    for name in ["center1_relu1", "center1_relu1_b", "center1_relu1_tape", "center2_relu2", "center2_relu2_b"] {
+        assert!(c.contains(&format!("*{name} = adjc_alloc")), "no array {name}:\n{c}");
+    }
+    assert!(!c.contains("*x = adjc_alloc") && !c.contains("x_1"), "{c}");
+    let check = adjc(&["check", src.to_str().unwrap(), "--sizes", "N=4,K=3,M=5,P=2"]);
+    assert!(text(&check).contains("check passed"), "{}", text(&check));
+    let _ = std::fs::remove_dir_all(&dir);
+}

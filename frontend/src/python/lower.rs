@@ -830,7 +830,7 @@ impl<'m> Lowerer<'m> {
                 let mut w = match (self.reusable(name, elem, &shape), sibling.cloned()) {
                     (Some(w), _) => {
                         if let Some(wanted) = w.view_var().and_then(|v| self.wanted.get_mut(&v)) {
-                            wanted.rebound = true;
+                            wanted.rebind(self.result_of);
                         }
                         w
                     }

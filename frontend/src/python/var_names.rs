@@ -15,7 +15,9 @@
 //! * A source variable reassigned values that need variables of their own (new shapes:
 //!   `x = relu(x @ w2 + b2)` layer after layer of a network) has one variable per value;
 //!   those computed by a call of a helper are named after the call (`relu1`, `relu2`,
-//!   `softmax`), the others `x`, then `x_1`, `x_2`, ...
+//!   `softmax`), or after the calls when later helper calls store into the same array
+//!   (`x = batchnorm2d(x); x = relu(x)` in place: `batchnorm2d2_relu2`, at most three
+//!   calls), the others `x`, then `x_1`, `x_2`, ...
 //! * Temporaries are named after what they hold, from the operation and the source
 //!   expression's variables: `sum_A_x` for `np.sum(A[i, :] * x)`, `dot_A` for
 //!   `np.dot(A[i, :j], A[j, :j])`, `xw2` for `x @ w2` (see [`expr_vars`]). A temporary never
@@ -44,6 +46,25 @@ pub(super) struct Wanted {
     /// Assigned again by a later statement (`x = relu(x)` into the array of `x`): it holds
     /// more than the value of one call, so it is not named after one.
     pub rebound: bool,
+    /// The helper calls whose results later statements store into it, in order
+    /// (`x = batchnorm2d(x); x = relu(x)`: the `relu` call); `None` once a statement that is
+    /// not a helper call stores into it.
+    pub rebound_by: Option<Vec<u32>>,
+}
+
+impl Wanted {
+    /// Records that a later statement stores into this variable the result of the helper
+    /// call `call` (`None`: not a helper call).
+    pub fn rebind(&mut self, call: Option<u32>) {
+        self.rebound = true;
+        self.rebound_by = match (self.rebound_by.take(), call) {
+            (Some(mut calls), Some(c)) => {
+                calls.push(c);
+                Some(calls)
+            }
+            _ => None,
+        };
+    }
 }
 
 /// Python keywords and the module names that prefix NumPy calls: not variables.
@@ -220,7 +241,9 @@ impl Lowerer<'_> {
         self.note_owners();
         let scope = self.owner.get(v.index()).copied().unwrap_or(0);
         let result_of = if temp { None } else { self.result_of.take() };
-        self.wanted.insert(v, Wanted { base: base.to_string(), scope, result_of, temp, rebound: false });
+        let wanted =
+            Wanted { base: base.to_string(), scope, result_of, temp, rebound: false, rebound_by: Some(Vec::new()) };
+        self.wanted.insert(v, wanted);
     }
 
     /// Gives every variable recorded by [`Lowerer::want_name`] its final name (the rules of
@@ -261,8 +284,16 @@ impl Lowerer<'_> {
             let contested = demand.get(base).copied().unwrap_or(0) > 1 || taken.contains(base);
             let label = labels.get(&w.scope);
             let cand = if w.scope == 0 {
-                match w.result_of.filter(|_| !w.rebound).and_then(|s| labels.get(&s)) {
-                    Some(l) if versions.get(base).copied().unwrap_or(0) > 1 => l.clone(),
+                // The calls whose values the variable holds, in order: `relu2`, or
+                // `batchnorm2d2_relu2` for `x = batchnorm2d(x); x = relu(x)` in place.
+                let chain: Option<Vec<&String>> = w.result_of.and_then(|s| {
+                    let later = w.rebound_by.as_ref()?;
+                    std::iter::once(&s).chain(later).map(|c| labels.get(c)).collect()
+                });
+                match chain {
+                    Some(ls) if versions.get(base).copied().unwrap_or(0) > 1 && ls.len() <= 3 => {
+                        ls.iter().map(|l| l.as_str()).collect::<Vec<_>>().join("_")
+                    }
                     _ => base.to_string(),
                 }
             } else if let Some(l) = label.filter(|_| contested || (w.temp && source_id)) {
