@@ -139,6 +139,8 @@ impl Pipeline {
         // One-iteration loops (`keepdims` axes) are written as their body.
         module.functions[0] = adjc_autodiff::unit_loops::drop_unit_loops(&module.functions[0]);
         adjoint.function = adjc_autodiff::unit_loops::drop_unit_loops(&adjoint.function);
+        // `s_b = 0; s_b += e` as `s_b = e`; a local scalar's zeroing after its last use dropped.
+        adjoint.function = adjc_autodiff::zero_then_add::merge_zero_then_add(&adjoint.function);
         // Maps over columns that walk the rows (`np.mean(x, axis=0)` and its adjoint) run in
         // tiles of columns, along rows inside a tile.
         module.functions[0] = adjc_autodiff::column_tiles::tile_column_sweeps(&module.functions[0]);

@@ -130,6 +130,7 @@ mod util;
 mod while_loop;
 pub mod zero_fill;
 pub mod zero_place;
+pub mod zero_then_add;
 
 pub use checkpoint::{binomial_optimum, checkpoint_recompute_steps, CheckpointableLoop, Checkpointing, LoopId};
 pub use error::AdError;
