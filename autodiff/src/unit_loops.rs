@@ -67,13 +67,21 @@ fn block(b: Block) -> Block {
 }
 
 /// The one value of the index of a one-dimensional map of one iteration whose body only
-/// stores array elements (`joined[0] = u[N - 1]`, the wrapped element of `np.roll`): written
+/// stores or adds into array elements (`joined[0] = u[N - 1]`, the wrapped element of
+/// `np.roll`, and its adjoint): written
 /// as its body. A body with scalars of its own or shared accumulations keeps its map (they
 /// mean something per iteration, and the C declares them in the loop).
 fn single_iteration_of_stores(m: &adjc_ir::Map) -> Option<i64> {
     let [d] = m.dims.as_slice() else { return None };
     let at = one_value(&d.start, &d.stop)?;
-    let stores = m.body.iter().all(|t| matches!(&t.kind, StmtKind::Assign { target, .. } if !target.index.is_empty()));
+    // `+=` into an element too (`u_b[N - 1] += joined_b[0]`, the wrapped element's adjoint),
+    // unless it is shared: a reduction's accumulations mean something per iteration.
+    let stores = m.body.iter().all(|t| match &t.kind {
+        StmtKind::Assign { target, .. } | StmtKind::Accumulate { target, shared: false, .. } => {
+            !target.index.is_empty()
+        }
+        _ => false,
+    });
     stores.then_some(at)
 }
 
