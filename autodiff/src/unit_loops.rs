@@ -117,3 +117,53 @@ fn substitute(b: &mut Block, var: VarId, at: i64) {
     };
     rewrite_block(b, &fold, &|v| v);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adjc_ir::{AccOp, Map, MapDim, MapId, Place, Scalar, Span, Type, VarRole};
+
+    /// `map i in [0, 1) { u_b[n + i] += j_b[i] }` (shared or not) in a function.
+    fn one_iteration_add(shared: bool) -> (Function, VarId, VarId, VarId) {
+        let mut f = Function {
+            name: "f".into(),
+            params: Vec::new(),
+            vars: Vec::new(),
+            body: Vec::new(),
+            span: Span::NONE,
+            notes: Vec::new(),
+            assumptions: Vec::new(),
+        };
+        let (u, j, n) = (
+            f.add_var("u_b", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE),
+            f.add_var("j_b", Type::Scalar(Scalar::F64), VarRole::Local, Span::NONE),
+            f.add_var("n", Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE),
+        );
+        let i = f.add_var("i", Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE);
+        let idx = |v| Expr::var(v, Scalar::I64);
+        let add = Stmt::new(
+            StmtKind::Accumulate {
+                target: Place { var: u, index: vec![idx(n).add(idx(i))] },
+                op: AccOp::Add,
+                value: Expr::load(j, vec![idx(i)], Scalar::F64),
+                shared,
+            },
+            Span::NONE,
+        );
+        let dims = vec![MapDim { var: i, start: Expr::int(0), stop: Expr::int(1) }];
+        f.body = vec![Stmt::new(StmtKind::Map(Map { id: MapId(0), dims, body: vec![add] }), Span::NONE)];
+        (f, u, j, n)
+    }
+
+    #[test]
+    fn a_one_iteration_map_of_additions_is_its_body_unless_shared() {
+        let (f, u, j, n) = one_iteration_add(false);
+        let g = drop_unit_loops(&f);
+        let [s] = g.body.as_slice() else { panic!("{:?}", g.body) };
+        let StmtKind::Accumulate { target, value, .. } = &s.kind else { panic!("{s:?}") };
+        assert_eq!(target.var, u);
+        assert!(target.index[0].mentions(n) && value.mentions(j), "{s:?}");
+        let (f, ..) = one_iteration_add(true);
+        assert!(matches!(drop_unit_loops(&f).body[0].kind, StmtKind::Map(_)), "a shared accumulation keeps its map");
+    }
+}
