@@ -541,6 +541,12 @@ pub struct Module {
     /// The full source text (for quoting lines); never parsed again after the frontend.
     pub source: String,
     pub functions: Vec<Function>,
+    /// The source statements written over more than one line (a Fortran `&` or column-6
+    /// continuation, a Python bracket or backslash continuation), as `(first, last)` 1-based
+    /// line numbers, sorted and disjoint: the C quotes such a statement whole, whichever of
+    /// its lines a span names. The frontend, which knows the syntax, finds them; one-line
+    /// statements are not listed.
+    pub continued: Vec<(u32, u32)>,
 }
 
 impl Module {
@@ -553,6 +559,20 @@ impl Module {
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
+    }
+    /// The lines `(first, last)` of the statement that line `line` belongs to (`(line, line)`
+    /// unless it is in [`Module::continued`]).
+    pub fn statement_lines(&self, line: u32) -> (u32, u32) {
+        statement_lines(&self.continued, line)
+    }
+}
+
+/// [`Module::statement_lines`] over a sorted, disjoint list of ranges.
+pub fn statement_lines(continued: &[(u32, u32)], line: u32) -> (u32, u32) {
+    let k = continued.partition_point(|&(first, _)| first <= line);
+    match k.checked_sub(1).map(|k| continued[k]) {
+        Some((first, last)) if line <= last => (first, last),
+        _ => (line, line),
     }
 }
 
