@@ -860,5 +860,6 @@ fn const_locals(body: &[Stmt], private: &[VarId], top: &[VarId]) -> BTreeSet<Var
 pub(crate) fn fail_label(f: Failure) -> &'static str {
     match f {
         Failure::NotConverged => "not_converged",
+        Failure::Stopped => "stopped",
     }
 }

@@ -54,8 +54,8 @@
 //!     [`StmtKind::Call`] of BLAS-style library operations ([`LibCall`]: gemm, gemv, dot,
 //!     ger on [`View`]s of arrays, so slices are passed without copies), stack tapes
 //!     ([`StmtKind::Push`] / [`StmtKind::Pop`]), labelled [`StmtKind::Section`]s, and
-//!     [`StmtKind::Fail`] (autodiff only: return an error code, e.g. a `--fixed-point`
-//!     adjoint iteration that did not converge; never inside a map).
+//!     [`StmtKind::Fail`] (return an error code: a `--fixed-point` adjoint iteration that
+//!     did not converge, a Fortran `stop`; never inside a map).
 //!
 //! ## Invariants (checked by [`validate::validate`])
 //!
@@ -1096,8 +1096,9 @@ pub enum StmtKind {
         title: String,
         body: Block,
     },
-    /// Stop: the function frees what it allocated and returns the error `code` (autodiff
-    /// only, in sequential code: a `--fixed-point` adjoint iteration that did not converge).
+    /// Stop: the function frees what it allocated and returns the error `code`, in
+    /// sequential code only (never inside a [`Map`]): a `--fixed-point` adjoint iteration
+    /// that did not converge (autodiff), a Fortran `stop` / `error stop` (frontend).
     Fail(Failure),
 }
 
@@ -1107,6 +1108,10 @@ pub enum Failure {
     /// `ADJC_ERR_CONVERGE`: an adjoint fixed-point iteration (`--fixed-point`) did not
     /// converge within its passes.
     NotConverged,
+    /// `ADJC_ERR_STOP`: the source stopped the program (a Fortran `stop` or `error stop`,
+    /// typically in an abort routine called on bad input); what the function wrote before
+    /// stays written, as the original leaves it when it stops.
+    Stopped,
 }
 
 impl Failure {
@@ -1114,6 +1119,7 @@ impl Failure {
     pub fn code(self) -> &'static str {
         match self {
             Failure::NotConverged => "ADJC_ERR_CONVERGE",
+            Failure::Stopped => "ADJC_ERR_STOP",
         }
     }
 }
