@@ -27,6 +27,9 @@
 #ifndef ADJC_ERR_CONVERGE
 #define ADJC_ERR_CONVERGE 4 /* a --fixed-point adjoint iteration did not converge in its passes */
 #endif
+#ifndef ADJC_ERR_STOP
+#define ADJC_ERR_STOP 5 /* the source stopped the program (a Fortran `stop` or `error stop`) */
+#endif
 
 /*
  * ADJC_OMP(parallel for collapse(2)) is `#pragma omp parallel for collapse(2)` when the

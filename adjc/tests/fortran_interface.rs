@@ -311,3 +311,58 @@ fn check_passes_with_a_prefix() {
     let t = text(&out);
     assert!(out.status.success() && t.contains("check passed"), "{t}");
 }
+
+/// A Fortran `stop` (`error stop` in ecRad's `radiation_abort`, from a module of another
+/// file): the C function and its adjoint return ADJC_ERR_STOP (5) where the original stops.
+/// A Fortran main calls the original and the drop-in wrapper: equal outputs and the exact
+/// adjoint on good input, `stat = 5` on an input out of range.
+#[test]
+fn a_stop_returns_adjc_err_stop_through_the_drop_in_wrapper() {
+    let dir = scratch("fiface-stop");
+    let src = "examples/fortran/transmittance_abort.f90";
+    let module = "examples/fortran/modules/radiation_io.f90";
+    let out = adjc(&["transpile", src, module, "-o", dir.to_str().unwrap(), "--fortran-interface"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("transmittance_abort.c")).unwrap();
+    // Both functions: the stop where the source has it, inside the loops, nothing else.
+    assert_eq!(c.matches("goto stopped;").count(), 4, "{c}");
+    assert_eq!(c.matches("return ADJC_ERR_STOP;").count(), 2, "{c}");
+    let h = std::fs::read_to_string(dir.join("transmittance_abort.h")).unwrap();
+    assert!(h.contains("Returns ADJC_ERR_STOP when the source reaches a `stop`"), "{h}");
+    assert!(h.contains("radiation_io.f90 line 13: `error stop 1` returns ADJC_ERR_STOP"), "{h}");
+    let w = std::fs::read_to_string(dir.join("transmittance_abort_adjc_wrap.f90")).unwrap();
+    assert!(w.contains("(ADJC_ERR_STOP)"), "{w}");
+    if !have("gfortran") {
+        assert!(std::env::var_os("ADJC_REQUIRE_GFORTRAN").is_none(), "gfortran is required but not installed");
+        eprintln!("skipped: gfortran is not installed");
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    run(Command::new("cc").current_dir(&dir).args([
+        "-std=c11",
+        "-O1",
+        "-I.",
+        "-c",
+        "transmittance_abort.c",
+        "-o",
+        "transmittance_abort_c.o",
+    ]));
+    for f in [root().join(module), root().join(src), dir.join("transmittance_abort_adjc_wrap.f90")] {
+        run(Command::new("gfortran").current_dir(&dir).args(["-c", f.to_str().unwrap()]));
+    }
+    let driver = root().join("adjc/tests/fortran_drivers/transmittance_abort.f90");
+    run(Command::new("gfortran").current_dir(&dir).args([
+        "-o",
+        "drive",
+        driver.to_str().unwrap(),
+        "transmittance_abort_adjc_wrap.o",
+        "transmittance_abort.o",
+        "radiation_io.o",
+        "transmittance_abort_c.o",
+        "-lm",
+    ]));
+    let out = Command::new(dir.join("drive")).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("fortran driver ok"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -389,7 +389,10 @@ impl<'p> Ad<'p> {
             StmtKind::Section { body, .. } => self.rev_block(body, env, &mut live.clone()),
             StmtKind::Alloc(_) | StmtKind::Free(_) => Ok((Vec::new(), Vec::new())),
             StmtKind::Call(c) => self.rev_call(s, c, live),
-            StmtKind::Push { .. } | StmtKind::Pop { .. } | StmtKind::Fail(_) => {
+            // A source `stop`: the forward sweep stops where the primal does (the same
+            // status, before any adjoint is computed); nothing to reverse.
+            StmtKind::Fail(_) => Ok((vec![s.clone()], Vec::new())),
+            StmtKind::Push { .. } | StmtKind::Pop { .. } => {
                 Err(Diagnostic::error(s.span, "the primal function already uses tapes").into())
             }
         }

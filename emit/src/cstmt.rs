@@ -16,6 +16,8 @@ use std::collections::BTreeSet;
 pub(crate) struct Quote<'a> {
     /// Source lines, split once (`Module::source_line` rescans the text on every call).
     lines: Vec<&'a str>,
+    /// [`Module::continued`]: statements quoted whole.
+    continued: &'a [(u32, u32)],
     file: String,
     /// With `--line-directives`: the source path as a C string literal (`"examples/a.py"`).
     directive_path: Option<String>,
@@ -28,7 +30,7 @@ impl<'a> Quote<'a> {
     pub fn new(module: &'a Module, line_directives: bool) -> Quote<'a> {
         let file = module.file.rsplit(['/', '\\']).next().unwrap_or(&module.file).to_string();
         let directive_path = line_directives.then(|| c_string(&module.file));
-        Quote { lines: module.source.lines().map(str::trim).collect(), file, directive_path }
+        Quote { lines: module.source.lines().collect(), continued: &module.continued, file, directive_path }
     }
 
     /// `#line 7 "jacobi_1d.py"`, with `--line-directives`.
@@ -40,14 +42,60 @@ impl<'a> Quote<'a> {
         self.directive_path.is_some()
     }
 
-    /// `/* jacobi_1d.py:7   B[1:-1] = ... */`
+    /// The first line of the statement that line `line` belongs to (what [`Quote::block`]
+    /// quotes from).
+    pub fn statement_start(&self, line: u32) -> u32 {
+        adjc_ir::statement_lines(self.continued, line).0
+    }
+
+    fn text(&self, line: u32) -> &'a str {
+        (line as usize).checked_sub(1).and_then(|k| self.lines.get(k)).copied().unwrap_or("")
+    }
+
+    /// `/* jacobi_1d.py:7   B[1:-1] = ... */`: line `line` alone, for a trailing comment
+    /// (an entry check names the line of the index it checks, even inside a continued
+    /// statement; the statement itself is quoted whole above its code, [`Quote::block`]).
     pub fn line(&self, line: u32) -> String {
-        let text = (line as usize).checked_sub(1).and_then(|k| self.lines.get(k)).copied().unwrap_or("");
+        let text = self.text(line).trim();
         if text.is_empty() {
             format!("/* {}:{line} */", comment_text(&self.file))
         } else {
             format!("/* {}:{line}   {} */", comment_text(&self.file), comment_text(text))
         }
+    }
+
+    /// The comments above the statements of line `line`: [`Quote::line`] for a one-line
+    /// statement; a continued one quoted line by line as written, one comment per line
+    /// (each a one-line comment, as the wrapping expects), the continuation lines keeping
+    /// their indentation relative to the first:
+    ///
+    /// ```text
+    /// /* cont.f90:8    y(i) = 2.0d0 * x(i) & */
+    /// /* cont.f90:9         + x(i) * x(i) & */
+    /// /* cont.f90:10        - 1.0d0 */
+    /// ```
+    pub fn block(&self, line: u32) -> Vec<String> {
+        let (first, last) = adjc_ir::statement_lines(self.continued, line);
+        if first == last {
+            return vec![self.line(line)];
+        }
+        let file = comment_text(&self.file);
+        let width = format!("{file}:{last}").chars().count();
+        let indent = |t: &str| t.len() - t.trim_start().len();
+        let base = indent(self.text(first));
+        let mut out = Vec::new();
+        for l in first..=last {
+            let raw = self.text(l);
+            let text = comment_text(raw.trim());
+            let label = format!("{file}:{l}");
+            if text.is_empty() {
+                out.push(format!("/* {label} */"));
+                continue;
+            }
+            let extra = " ".repeat(indent(raw).saturating_sub(base));
+            out.push(format!("/* {label:<width$}   {extra}{text} */"));
+        }
+        out
     }
 }
 
@@ -257,14 +305,17 @@ impl<'a> Emitter<'a> {
                 first = false;
                 continue;
             }
-            let line = s.span.line;
+            // Every line of a continued statement is quoted as the statement's first.
+            let line = self.quote.statement_start(s.span.line);
             // The sequential copy of a guarded loop repeats no comment: the parallel copy
             // just above quotes every source line once.
             if line != 0 && line != last && !self.serial_copy {
                 if spaced && !first {
                     self.line("");
                 }
-                self.line(self.quote.line(line));
+                for text in self.quote.block(line) {
+                    self.line(text);
+                }
                 if let Some(d) = self.quote.directive(line) {
                     // Preprocessor lines start in column 0; the next line is line `line`.
                     self.out.push(d);
@@ -809,5 +860,6 @@ fn const_locals(body: &[Stmt], private: &[VarId], top: &[VarId]) -> BTreeSet<Var
 pub(crate) fn fail_label(f: Failure) -> &'static str {
     match f {
         Failure::NotConverged => "not_converged",
+        Failure::Stopped => "stopped",
     }
 }

@@ -19,6 +19,8 @@ pub(crate) struct Failure {
     pub plan: bool,
     /// Holds a `--fixed-point` adjoint iteration that may not converge.
     pub converge: bool,
+    /// Holds a source `stop` (Fortran).
+    pub stop: bool,
 }
 
 /// The comment lines (each starting with ` *`) documenting function `f` named `cname`.
@@ -122,6 +124,10 @@ pub(crate) fn function_doc(
     if fail.plan {
         out.push(" * Returns ADJC_ERR_PLAN when a size exceeds the sizes its memory plan was made".into());
         out.push(" * for; nothing has been written then.".into());
+    }
+    if fail.stop {
+        out.push(" * Returns ADJC_ERR_STOP when the source reaches a `stop` or `error stop`; what it".into());
+        out.push(" * wrote before stays written, as the original leaves it when it stops.".into());
     }
     if fail.converge {
         out.push(" * Returns ADJC_ERR_CONVERGE when a --fixed-point adjoint iteration does not converge".into());

@@ -308,6 +308,8 @@ fn fail_routine() -> Vec<String> {
         "      write (error_unit, '(a)') what // ': the sizes break a shape rule of the source (ADJC_ERR_SHAPE)'",
         "    case (3)",
         "      write (error_unit, '(a)') what // ': sizes beyond those the memory plan was made for (ADJC_ERR_PLAN)'",
+        "    case (5)",
+        "      write (error_unit, '(a)') what // ': the routine reached a `stop` or `error stop` (ADJC_ERR_STOP)'",
         "    case default",
         "      write (error_unit, '(a, i0)') what // ': the C function failed with status ', stat",
         "    end select",

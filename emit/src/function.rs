@@ -271,6 +271,7 @@ pub(crate) fn build(
         written_before_push: written_before_push(f).into_iter().map(|v| names.get(v).to_string()).collect(),
         plan: guard.is_some(),
         converge: fails.contains(&adjc_ir::Failure::NotConverged),
+        stop: fails.contains(&adjc_ir::Failure::Stopped),
     };
     let doc = doc::function_doc(f, &names, cname, &param_types, &fail);
     let mut mentioned: BTreeSet<VarId> = cx.used();

@@ -810,3 +810,29 @@ end subroutine k
     assert!(text.contains("x: f64[1:5]"), "{text}");
     assert!(text.contains("f_u: f64[5]"), "{text}");
 }
+
+/// A statement continued over several lines (free-form `&`, fixed-form column 6, with a
+/// comment line in between) is listed whole in `Module::continued`, in the lines of the
+/// file as written, so the C quotes all of it (issue 13); lines of an include file are not.
+#[test]
+fn continued_statements_are_listed_in_the_lines_of_the_file() {
+    use adjc_frontend::FortranSource;
+    let free = "subroutine s(n, x, y)\n  integer, intent(in) :: n\n  real(8), intent(in) :: x(n)\n  \
+                real(8), intent(out) :: y(n)\n  integer :: i\n  do i = 1, n\n    y(i) = 2.0d0 * x(i) &\n\
+                ! a comment inside the statement\n         + x(i) * x(i) &\n         - 1.0d0\n  end do\nend subroutine\n";
+    assert_eq!(lower(free).continued, vec![(7, 10)]);
+    let fixed = "      SUBROUTINE S(N, X, Y)\n      INTEGER N, I\n      DOUBLE PRECISION X(N), Y(N)\n      \
+                 INCLUDE 'w.inc'\n      DO 10 I = 1, N\n         Y(I) = W * X(I)\n     &        + X(I) * X(I)\n\
+                 \x20 10   CONTINUE\n      END\n";
+    let source =
+        FortranSource { name: "s.f".into(), text: fixed.into(), preprocessed: false, fixed_form: true, original: None };
+    // The include file's own continued statement (lines 1-2 of w.inc) is not a line of s.f.
+    let include = |_: &str, _: &str| {
+        Ok(("w.inc".to_string(), "      DOUBLE PRECISION W\n      PARAMETER (W =\n     &  2.0D0)\n".to_string()))
+    };
+    let m = match adjc_frontend::lower_fortran_sources(&[source], &FortranOptions::default(), &include) {
+        Ok(m) => m,
+        Err(e) => panic!("{}", e.render()),
+    };
+    assert_eq!(m.continued, vec![(6, 7)]);
+}

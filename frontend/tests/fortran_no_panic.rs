@@ -59,15 +59,23 @@ fn every_example_lowers() {
     let exs = examples();
     assert!(exs.len() >= 6, "expected the Fortran examples");
     // Every module file (kinds first: the others use them).
-    let modules: Vec<FortranSource> =
-        ["heat_kinds", "heat_params", "heat_fields", "column_types", "parkind1", "yomhook", "radiation_state"]
-            .iter()
-            .map(|m| {
-                let name = format!("{}/modules/{m}.f90", examples_dir());
-                let text = std::fs::read_to_string(&name).unwrap();
-                FortranSource { name, text, preprocessed: false, fixed_form: false, original: None }
-            })
-            .collect();
+    let modules: Vec<FortranSource> = [
+        "heat_kinds",
+        "heat_params",
+        "heat_fields",
+        "column_types",
+        "parkind1",
+        "yomhook",
+        "radiation_state",
+        "radiation_io",
+    ]
+    .iter()
+    .map(|m| {
+        let name = format!("{}/modules/{m}.f90", examples_dir());
+        let text = std::fs::read_to_string(&name).unwrap();
+        FortranSource { name, text, preprocessed: false, fixed_form: false, original: None }
+    })
+    .collect();
     let include = |name: &str, _: &str| {
         let path = format!("{}/{name}", examples_dir());
         std::fs::read_to_string(&path).map(|t| (path, t)).map_err(|e| e.to_string())

@@ -500,3 +500,12 @@ def f(A: 'float64[N, K]', B: 'float64[N, M]', x: 'float64[K]', v: 'float64[N]'):
     let w: f64 = 2.0 * (1..n).map(|i| a[i * k + 1] * b[i * m]).sum::<f64>();
     assert_close(&out["ret3"].floats(), &[w]);
 }
+
+/// A statement continued in brackets or with a backslash is listed whole in
+/// `Module::continued`, so the C quotes all of its lines (issue 13); a bracket in a comment
+/// continues nothing.
+#[test]
+fn continued_statements_are_listed() {
+    let src = "def f(x: \"float64[N]\", y: \"float64[N]\"):\n    # ( is no bracket here\n    for i in range(\n            x.shape[0]):\n        y[i] = (2.0 * x[i]\n                + x[i]) \\\n            - 1.0\n";
+    assert_eq!(lower(src).continued, vec![(3, 4), (5, 7)]);
+}

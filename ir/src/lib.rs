@@ -54,8 +54,8 @@
 //!     [`StmtKind::Call`] of BLAS-style library operations ([`LibCall`]: gemm, gemv, dot,
 //!     ger on [`View`]s of arrays, so slices are passed without copies), stack tapes
 //!     ([`StmtKind::Push`] / [`StmtKind::Pop`]), labelled [`StmtKind::Section`]s, and
-//!     [`StmtKind::Fail`] (autodiff only: return an error code, e.g. a `--fixed-point`
-//!     adjoint iteration that did not converge; never inside a map).
+//!     [`StmtKind::Fail`] (return an error code: a `--fixed-point` adjoint iteration that
+//!     did not converge, a Fortran `stop`; never inside a map).
 //!
 //! ## Invariants (checked by [`validate::validate`])
 //!
@@ -541,6 +541,12 @@ pub struct Module {
     /// The full source text (for quoting lines); never parsed again after the frontend.
     pub source: String,
     pub functions: Vec<Function>,
+    /// The source statements written over more than one line (a Fortran `&` or column-6
+    /// continuation, a Python bracket or backslash continuation), as `(first, last)` 1-based
+    /// line numbers, sorted and disjoint: the C quotes such a statement whole, whichever of
+    /// its lines a span names. The frontend, which knows the syntax, finds them; one-line
+    /// statements are not listed.
+    pub continued: Vec<(u32, u32)>,
 }
 
 impl Module {
@@ -553,6 +559,20 @@ impl Module {
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
+    }
+    /// The lines `(first, last)` of the statement that line `line` belongs to (`(line, line)`
+    /// unless it is in [`Module::continued`]).
+    pub fn statement_lines(&self, line: u32) -> (u32, u32) {
+        statement_lines(&self.continued, line)
+    }
+}
+
+/// [`Module::statement_lines`] over a sorted, disjoint list of ranges.
+pub fn statement_lines(continued: &[(u32, u32)], line: u32) -> (u32, u32) {
+    let k = continued.partition_point(|&(first, _)| first <= line);
+    match k.checked_sub(1).map(|k| continued[k]) {
+        Some((first, last)) if line <= last => (first, last),
+        _ => (line, line),
     }
 }
 
@@ -1076,8 +1096,9 @@ pub enum StmtKind {
         title: String,
         body: Block,
     },
-    /// Stop: the function frees what it allocated and returns the error `code` (autodiff
-    /// only, in sequential code: a `--fixed-point` adjoint iteration that did not converge).
+    /// Stop: the function frees what it allocated and returns the error `code`, in
+    /// sequential code only (never inside a [`Map`]): a `--fixed-point` adjoint iteration
+    /// that did not converge (autodiff), a Fortran `stop` / `error stop` (frontend).
     Fail(Failure),
 }
 
@@ -1087,6 +1108,10 @@ pub enum Failure {
     /// `ADJC_ERR_CONVERGE`: an adjoint fixed-point iteration (`--fixed-point`) did not
     /// converge within its passes.
     NotConverged,
+    /// `ADJC_ERR_STOP`: the source stopped the program (a Fortran `stop` or `error stop`,
+    /// typically in an abort routine called on bad input); what the function wrote before
+    /// stays written, as the original leaves it when it stops.
+    Stopped,
 }
 
 impl Failure {
@@ -1094,6 +1119,7 @@ impl Failure {
     pub fn code(self) -> &'static str {
         match self {
             Failure::NotConverged => "ADJC_ERR_CONVERGE",
+            Failure::Stopped => "ADJC_ERR_STOP",
         }
     }
 }

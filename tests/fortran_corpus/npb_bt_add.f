@@ -1,6 +1,6 @@
 c     In the style of NAS BT's add (not a copy). Exercises: COMMON via
 c     include, no arguments, the timer hook, trailing RETURN.
-c corpus: -I inc --wrt fields_rhs --of fields_u --inputs inputs/npb_sp.npz --init fields_u=uniform(-1,1) --init fields_rhs=uniform(-1,1)
+c corpus: modules/npb_timers.f -I inc --wrt fields_rhs --of fields_u --inputs inputs/npb_sp.npz --init fields_u=uniform(-1,1) --init fields_rhs=uniform(-1,1)
       subroutine add
       include 'sp_header.h'
       integer i, j, k, m

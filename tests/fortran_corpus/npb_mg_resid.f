@@ -2,7 +2,7 @@ c     In the style of NAS MG's resid and comm3 (not a copy). Exercises:
 c     implicit typing (IMPLICIT NONE absent), assumed-size a(0:3), work
 c     arrays u1/u2 sized by a PARAMETER, timer hook with COMMON logical, a
 c     call of comm3 (periodic halo exchange) in the same file, RETURN.
-c corpus: --function resid -I inc --sizes n1=6,n2=6,n3=6,k=1 --wrt u,v --of r
+c corpus: modules/npb_timers.f --function resid -I inc --sizes n1=6,n2=6,n3=6,k=1 --wrt u,v --of r
       subroutine resid( u,v,r,n1,n2,n3,a,k )
       implicit none
       include 'mg_globals.h'

@@ -1,7 +1,7 @@
 c     In the style of NAS SP's ninvr (not a copy). Exercises: COMMON
 c     state through include with `implicit none` before it, no arguments,
 c     block-diagonal inversion constants bt from COMMON, timer hook, RETURN.
-c corpus: -I inc --sizes global_nx2=4,global_ny2=4,global_nz2=4 --wrt fields_rhs,constants_bt --of fields_rhs
+c corpus: modules/npb_timers.f -I inc --sizes global_nx2=4,global_ny2=4,global_nz2=4 --wrt fields_rhs,constants_bt --of fields_rhs
       subroutine ninvr
       implicit none
       include 'sp_header.h'

@@ -1,7 +1,7 @@
 c     In the style of NAS SP's tzetar (not a copy). Exercises: COMMON
 c     state only (no arguments), sqrt of a sum, many scalar temporaries,
 c     a 3-D nest over interior points, timer hook, trailing RETURN.
-c corpus: -I inc --sizes global_nx2=4,global_ny2=4,global_nz2=4 --init fields_u=uniform(1,2) --init fields_us=uniform(1,2) --init fields_vs=uniform(1,2) --init fields_ws=uniform(1,2) --init fields_qs=uniform(1,2) --init fields_rho_i=uniform(1,2) --init fields_square=uniform(1,2)
+c corpus: modules/npb_timers.f -I inc --sizes global_nx2=4,global_ny2=4,global_nz2=4 --init fields_u=uniform(1,2) --init fields_us=uniform(1,2) --init fields_vs=uniform(1,2) --init fields_ws=uniform(1,2) --init fields_qs=uniform(1,2) --init fields_rho_i=uniform(1,2) --init fields_square=uniform(1,2)
       subroutine tzetar
       include 'sp_header.h'
       integer i, j, k

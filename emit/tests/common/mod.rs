@@ -135,7 +135,7 @@ pub fn section(title: &str, body: Vec<Stmt>) -> Stmt {
 }
 
 pub fn module(file: &str, source: &str, functions: Vec<Function>) -> Module {
-    Module { file: file.into(), source: source.into(), functions }
+    Module { file: file.into(), source: source.into(), functions, continued: vec![] }
 }
 
 pub fn emit(m: &Module, stem: &str) -> CFiles {

@@ -51,11 +51,17 @@ impl<'s, 't> Lowerer<'s, 't> {
         self.jumps.last().is_some_and(|j| j.body == body)
     }
 
+    /// Whether the statement being lowered is inside `do concurrent` or an array statement
+    /// (a map: no jump may leave it).
+    pub fn in_concurrent(&self) -> bool {
+        let body = self.ret_flags.len();
+        self.map_depth > 0 || self.jumps.iter().any(|j| j.body == body && j.concurrent)
+    }
+
     /// `return` inside a loop: `returned = true`.
     pub fn loop_return(&mut self, n: &'t AStmt) -> R<()> {
         let span = self.sp(n);
-        let body = self.ret_flags.len();
-        if self.map_depth > 0 || self.jumps.iter().any(|j| j.body == body && j.concurrent) {
+        if self.in_concurrent() {
             return Err(self.err(n, "a `return` inside `do concurrent` is not supported"));
         }
         let flag = match self.ret_flags.last().copied().flatten() {

@@ -57,6 +57,7 @@ pub mod ast;
 mod blas;
 mod computed_goto;
 mod constructor;
+mod continued;
 mod data;
 mod decl;
 pub mod derived;
@@ -186,7 +187,8 @@ pub fn lower_fortran_full(
     }
     let given = asm.source_files.iter().position(|k| *k == file).and_then(|k| sources[k].original.clone());
     let source = given.unwrap_or_else(|| asm.files[file].text());
-    let module = Module { file: asm.files[file].name.clone(), source, functions: vec![f] };
+    let continued = continued::continued(&asm, file);
+    let module = Module { file: asm.files[file].name.clone(), source, functions: vec![f], continued };
     Ok(Lowered { module, bindings, state })
 }
 

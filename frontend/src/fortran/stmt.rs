@@ -112,7 +112,22 @@ impl<'s, 't> Lowerer<'s, 't> {
                  other `goto` jumps to them and nothing before the last label changes `k`; else rewrite it with \
                  `select case`",
             ),
-            S::Stop => unsupported(self, "`stop` is", "a kernel must run to its end"),
+            // `stop` / `error stop` (an abort routine's, on bad input): the C function
+            // returns ADJC_ERR_STOP there, its adjoint too, before any adjoint is computed.
+            S::Stop => {
+                if self.in_concurrent() {
+                    return Err(self
+                        .err(n, "a `stop` inside `do concurrent` or an array statement is not supported")
+                        .with_help("write the enclosing loop as an ordinary `do` loop"));
+                }
+                self.f.notes.push(format!(
+                    "line {}: `{}` returns ADJC_ERR_STOP (the stop code and message are left out)",
+                    self.span.line,
+                    self.text(n).trim()
+                ));
+                self.emit(StmtKind::Fail(Failure::Stopped));
+                Ok(())
+            }
             S::Io { kind, data } if output_only(*kind, &self.text(n)) => {
                 let what = if data.is_empty() { "output of text only" } else { "output: it changes no value" };
                 self.f.notes.push(format!(

@@ -184,6 +184,7 @@ fn is_statement(k: &str) -> bool {
 fn logical_lines(src: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut logical = 0;
+    let mut continuing = false;
     for line in src.split('\n') {
         out.push(logical);
         let mut code = String::new();
@@ -198,7 +199,14 @@ fn logical_lines(src: &str) -> Vec<usize> {
             }
             code.push(c);
         }
-        if !code.trim_end().ends_with('&') {
+        // A comment or blank line inside a continued statement does not end it (gfortran
+        // accepts comment lines between continuation lines, as the standard does).
+        let code = code.trim();
+        if code.is_empty() && continuing {
+            continue;
+        }
+        continuing = code.ends_with('&');
+        if !continuing {
             logical += 1;
         }
     }

@@ -44,6 +44,7 @@ mod finish;
 mod infer;
 mod jumps;
 mod linalg;
+mod logical_lines;
 mod lower;
 mod moments;
 mod names;
@@ -169,7 +170,13 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
                     )
                     .with_help("please report this together with the source file"));
                 }
-                return Ok(Module { file: file.to_string(), source: source.to_string(), functions: vec![f] });
+                let continued = logical_lines::continued(source);
+                return Ok(Module {
+                    file: file.to_string(),
+                    source: source.to_string(),
+                    functions: vec![f],
+                    continued,
+                });
             }
             Err(lower::Fail::Diag(d)) => return Err(d),
             Err(lower::Fail::Retype { key, ty }) => {
