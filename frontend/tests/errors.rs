@@ -146,6 +146,20 @@ fn indexing_errors() {
         2,
         14,
     );
+    // Reductions over a mask selection are supported whole (mask_reduce.rs); these are not.
+    expect("def f(x: 'float64[N]'):\n    return np.sum(x[x > 0], axis=0)\n", "takes no `axis` or `keepdims`", 2, 34);
+    expect(
+        "def f(x: 'float64[N]', y: 'float64[N]'):\n    return np.sum(x[x > 0] * y)\n",
+        "`y` in a reduction over the boolean-mask selection `[x > 0]` is not supported",
+        2,
+        30,
+    );
+    expect(
+        "def f(x: 'float64[N]', y: 'float64[N]'):\n    return np.sum(x[x > 0] * y[y > 0])\n",
+        "a second mask `y > 0` in a reduction over `[x > 0]`",
+        2,
+        32,
+    );
     expect("def f(A: 'float64[N]'):\n    return A[0, 1]\n", "too many indices", 2, 12);
     expect("def f(A: 'float64[N]'):\n    A[0.5] = 1\n", "an array index must be an integer", 2, 7);
     expect("def f(A: 'float64[N]', s: int):\n    A[::s] = 1\n", "slice steps must be integer constants", 2, 7);
