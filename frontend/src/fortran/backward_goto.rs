@@ -15,7 +15,7 @@
 //! IR, `adjc_ir::proc::jumps`), so its reversal records the trip count and runs exactly
 //! the iterations the forward sweep ran. A closing unconditional `goto 10` repeats the
 //! body until a `return` (or a named `exit` of an enclosing loop) leaves it, as in the
-//! source.
+//! source; without either the loop never ends and the `goto` stays an error.
 //!
 //! The rewrite applies when the label and the closing `goto` (the plain statement, or an
 //! `if (c) goto 10` whose only statement it is) stand in the same statement list, every
@@ -144,7 +144,7 @@ fn rewrite_at(stmts: &[Stmt], end: usize, targets: &BTreeMap<String, usize>) -> 
     if labels.iter().any(|l| inside.get(l).copied().unwrap_or(0) != targets.get(l).copied().unwrap_or(0)) {
         return None;
     }
-    if unnamed_jump_outside_do(region) {
+    if unnamed_jump_outside_do(region) || (cond.is_none() && !leaves(region)) {
         return None;
     }
     let name = format!("goto {label}");
@@ -185,6 +185,16 @@ fn unnamed_jump_outside_do(stmts: &[Stmt]) -> bool {
         StmtKind::Exit(None) | StmtKind::Cycle(None) => true,
         StmtKind::Do(_) => false,
         _ => inner_lists(s).into_iter().any(|b| unnamed_jump_outside_do(b)),
+    })
+}
+
+/// Whether a `return` or a named `exit` (of an enclosing loop) can leave the region: a
+/// loop closed by an unconditional `goto` without one never ends (the `goto` stays, and
+/// lowering reports it).
+fn leaves(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Return | StmtKind::Exit(Some(_)) => true,
+        _ => inner_lists(s).into_iter().any(|b| leaves(b)),
     })
 }
 
