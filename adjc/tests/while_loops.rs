@@ -70,6 +70,15 @@ fn trip_counts_are_taped_per_outer_iteration() {
     assert!(c.contains("trips = trips_tape[i];"), "{c}");
     assert!(c.contains("for (int64_t it = trips - 1; it >= 0; it--) {"), "{c}");
     assert!(c.contains("while (fabs(dx) > 1e-13 && k < 60) {"), "{c}");
+    // The forward function runs the points in parallel, each with its own `while` (the
+    // scalars it updates are declared in the iteration); the adjoint's sweeps stay
+    // sequential (its stacks are pushed and popped in order).
+    let forward = &c[c.find("int newton(").unwrap()..c.find("int newton_b(").unwrap()];
+    let par = forward.find("ADJC_OMP(parallel for)\n    for (int64_t i = 0; i < N; i++) {").expect(forward);
+    assert!(forward[par..].contains("double xi = y[i];"), "{forward}");
+    assert!(forward[par..].contains("while (fabs(dx)"), "{forward}");
+    let adjoint = &c[c.find("int newton_b(").unwrap()..];
+    assert!(adjoint.contains("/* run sequentially: its adjoint needs values saved in every iteration */"), "{adjoint}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -211,4 +220,20 @@ fn backward_goto_left_by_return_equals_the_counted_loop() {
     let tg = check_ext(goto, "goto_return", "f90", &[]);
     let tc = check_ext(counted, "goto_return_counted", "f90", &[]);
     same_gradients(&tg, &tc);
+}
+
+/// `for ... else` (loop_else.rs): the `else` block runs when the loop ends without its own
+/// `break`; a `break` of a loop nested in it does not count. Here the outer loop never
+/// breaks, so the `else` runs for every point: had the nested `break` cleared the flag, the
+/// forward function would differ from NumPy's (and so would the gradient from FD).
+#[test]
+fn for_else_runs_unless_its_own_loop_breaks() {
+    let src = "import numpy as np\n\ndef k(x: 'float64[N]'):\n    out = np.zeros_like(x)\n    for i in range(x.shape[0]):\n        \
+               v = x[i]\n        for j in range(3):\n            for m in range(4):\n                if m > j:\n                    \
+               break\n                v = v * 0.9 + 0.1 * np.sin(v)\n            if v > 50.0:\n                break\n        else:\n            \
+               v = v * v + 1.0\n        out[i] = v\n    return out\n";
+    let t = check(src, "for_else", &["--sizes", "N=17"]);
+    if std::env::var_os("ADJC_PYTHON").is_some() {
+        assert!(t.lines().any(|l| l.contains("forward vs NumPy: ret") && l.trim_end().ends_with("ok")), "{t}");
+    }
 }

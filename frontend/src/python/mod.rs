@@ -44,6 +44,7 @@ mod finish;
 mod infer;
 mod jumps;
 mod linalg;
+mod loop_else;
 mod lower;
 mod mask_reduce;
 mod moments;
