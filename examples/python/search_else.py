@@ -2,7 +2,7 @@
 above the value (`break`); when none is (the loop ends without `break`), the `else` block
 extrapolates from the last interval. Then a damped fixed-point refinement with
 `while ... else`."""
-# adjc check: --sizes N=24,K=6
+# adjc check: --sizes N=24,K=6 --max-trips 22=3
 import numpy as np
 
 
