@@ -15,8 +15,12 @@ fn adjoint_values(t: &str) -> Vec<f64> {
 }
 
 fn check(src: &str, name: &str, flags: &[&str]) -> String {
+    check_ext(src, name, "py", flags)
+}
+
+fn check_ext(src: &str, name: &str, ext: &str, flags: &[&str]) -> String {
     let dir = scratch(name);
-    let file = dir.join(format!("{name}.py"));
+    let file = dir.join(format!("{name}.{ext}"));
     std::fs::write(&file, src).unwrap();
     let out_dir = dir.join("out");
     let mut args = vec!["check", file.to_str().unwrap(), "-o", out_dir.to_str().unwrap()];
@@ -66,6 +70,15 @@ fn trip_counts_are_taped_per_outer_iteration() {
     assert!(c.contains("trips = trips_tape[i];"), "{c}");
     assert!(c.contains("for (int64_t it = trips - 1; it >= 0; it--) {"), "{c}");
     assert!(c.contains("while (fabs(dx) > 1e-13 && k < 60) {"), "{c}");
+    // The forward function runs the points in parallel, each with its own `while` (the
+    // scalars it updates are declared in the iteration); the adjoint's sweeps stay
+    // sequential (its stacks are pushed and popped in order).
+    let forward = &c[c.find("int newton(").unwrap()..c.find("int newton_b(").unwrap()];
+    let par = forward.find("ADJC_OMP(parallel for)\n    for (int64_t i = 0; i < N; i++) {").expect(forward);
+    assert!(forward[par..].contains("double xi = y[i];"), "{forward}");
+    assert!(forward[par..].contains("while (fabs(dx)"), "{forward}");
+    let adjoint = &c[c.find("int newton_b(").unwrap()..];
+    assert!(adjoint.contains("/* run sequentially: its adjoint needs values saved in every iteration */"), "{adjoint}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -159,4 +172,68 @@ fn max_trips_bounds_the_per_trip_stacks() {
         assert!(out.status.success(), "{cp}: {}", text(&out));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Gradients of two sources (by `adjc check`) agree to rounding.
+fn same_gradients(a: &str, b: &str) {
+    let (ga, gb) = (adjoint_values(a), adjoint_values(b));
+    assert!(!ga.is_empty() && ga.len() == gb.len(), "{a}\n{b}");
+    for (x, y) in ga.iter().zip(&gb) {
+        // Relative: some of these dot products are small (a product of 7 contractions).
+        assert!((x - y).abs() <= 1e-10 * y.abs(), "{x} vs {y}\n{a}\n{b}");
+    }
+}
+
+/// A Fortran loop closed by a backward `goto` (backward_goto.rs), with another `goto` to
+/// its label in the middle (a `cycle`) and a trip count that differs from point to point,
+/// gives the gradient of the same computation written as a counted `do` whose trip count
+/// is computed before it: a wrong recorded trip count (or a `cycle` taken on the wrong
+/// trip) would run a different number of reversed iterations and differ.
+#[test]
+fn backward_goto_loop_gradient_equals_the_counted_loop_gradient() {
+    let head =
+        "subroutine k(n, x, y, out)\n  integer :: n, i, t, te\n  real(8) :: x(n), y(n), out(n), v\n  do i = 1, n\n    \
+                v = x(i)\n";
+    let tail = "    out(i) = v * v\n  end do\nend subroutine\n";
+    let goto = format!(
+        "{head}    t = 0\n10  continue\n    t = t + 1\n    if (mod(t, 3) == 2) goto 10\n    v = sin(v) * y(i) + 0.5d0 * v\n    \
+         if (t < mod(i, 5) + 2) goto 10\n{tail}"
+    );
+    let counted = format!(
+        "{head}    te = mod(i, 5) + 2\n    if (mod(te, 3) == 2) te = te + 1\n    do t = 1, te\n      \
+         if (mod(t, 3) /= 2) v = sin(v) * y(i) + 0.5d0 * v\n    end do\n{tail}"
+    );
+    let tg = check_ext(&goto, "goto_trips", "f90", &["--sizes", "n=23"]);
+    let tc = check_ext(&counted, "goto_counted", "f90", &["--sizes", "n=23"]);
+    same_gradients(&tg, &tc);
+}
+
+/// An unconditional backward `goto` left by a `return` (a loop with its exit test in the
+/// middle) has the gradient of the counted loop of the same trips.
+#[test]
+fn backward_goto_left_by_return_equals_the_counted_loop() {
+    let goto =
+        "subroutine k(x, s, r)\n  real(8) :: x, s, r\n  integer :: t\n  r = x\n  t = 0\n20 continue\n  t = t + 1\n  \
+                r = sin(r) * s + 0.5d0 * r\n  if (t >= 7) return\n  goto 20\nend subroutine\n";
+    let counted = "subroutine k(x, s, r)\n  real(8) :: x, s, r\n  integer :: t\n  r = x\n  do t = 1, 7\n    \
+                   r = sin(r) * s + 0.5d0 * r\n  end do\nend subroutine\n";
+    let tg = check_ext(goto, "goto_return", "f90", &[]);
+    let tc = check_ext(counted, "goto_return_counted", "f90", &[]);
+    same_gradients(&tg, &tc);
+}
+
+/// `for ... else` (loop_else.rs): the `else` block runs when the loop ends without its own
+/// `break`; a `break` of a loop nested in it does not count. Here the outer loop never
+/// breaks, so the `else` runs for every point: had the nested `break` cleared the flag, the
+/// forward function would differ from NumPy's (and so would the gradient from FD).
+#[test]
+fn for_else_runs_unless_its_own_loop_breaks() {
+    let src = "import numpy as np\n\ndef k(x: 'float64[N]'):\n    out = np.zeros_like(x)\n    for i in range(x.shape[0]):\n        \
+               v = x[i]\n        for j in range(3):\n            for m in range(4):\n                if m > j:\n                    \
+               break\n                v = v * 0.9 + 0.1 * np.sin(v)\n            if v > 50.0:\n                break\n        else:\n            \
+               v = v * v + 1.0\n        out[i] = v\n    return out\n";
+    let t = check(src, "for_else", &["--sizes", "N=17"]);
+    if std::env::var_os("ADJC_PYTHON").is_some() {
+        assert!(t.lines().any(|l| l.contains("forward vs NumPy: ret") && l.trim_end().ends_with("ok")), "{t}");
+    }
 }

@@ -278,9 +278,10 @@ mod independence {
             | StmtKind::Alloc(_)
             | StmtKind::Free(_)
             | StmtKind::Call(_) => bad = true,
-            // A data-dependent loop never runs inside a map (IR invariant): its trip
-            // counts are recorded by a sequential forward sweep.
-            StmtKind::While(_) => bad = true,
+            // A data-dependent loop runs inside its iteration (Newton per grid point): the
+            // rules above decide on what it reads and writes like any statement's. Its
+            // reversal is `map.rs`'s business (recomputed per iteration, or sequential).
+            StmtKind::While(_) => {}
             StmtKind::Loop(l) => bad |= [&l.start, &l.stop, &l.step].iter().any(|e| reads_any(e, written)),
             StmtKind::Map(m) => {
                 bad |= m.dims.iter().any(|d| reads_any(&d.start, written) || reads_any(&d.stop, written))

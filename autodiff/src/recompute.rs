@@ -82,9 +82,9 @@ fn scalar_writes(b: &Block, out: &mut BTreeMap<VarId, (usize, bool)>) {
 }
 
 /// Whether `b` reads `z` anywhere except inside the loop `skip`.
-fn read_outside(b: &Block, z: VarId, skip: LoopId) -> bool {
+fn read_outside(b: &Block, z: VarId, skip: &Stmt) -> bool {
     b.iter().any(|s| {
-        if matches!(&s.kind, StmtKind::Loop(l) if l.id == skip) {
+        if std::ptr::eq(s, skip) {
             return false;
         }
         let mut found = false;
@@ -97,12 +97,16 @@ fn read_outside(b: &Block, z: VarId, skip: LoopId) -> bool {
 }
 
 /// Every sequential `Loop` statement of `body`, outermost first, not looking into map
-/// bodies (maps have their own recomputation, `crate::map`).
-fn sequential_loops(body: &Block) -> Vec<&Stmt> {
-    fn collect<'a>(b: &'a Block, out: &mut Vec<&'a Stmt>) {
+/// bodies (maps have their own recomputation, `crate::map`), and every map whose body
+/// holds a `while`: its reversal runs it as a sequential loop nest (`map::sequentialize`),
+/// whose body is the map's.
+fn sequential_loops(body: &Block) -> Vec<(&Stmt, &Block)> {
+    fn collect<'a>(b: &'a Block, out: &mut Vec<(&'a Stmt, &'a Block)>) {
         for s in b {
-            if matches!(s.kind, StmtKind::Loop(_)) {
-                out.push(s);
+            match &s.kind {
+                StmtKind::Loop(l) => out.push((s, &l.body)),
+                StmtKind::Map(m) if has_while(&m.body) => out.push((s, &m.body)),
+                _ => {}
             }
             if !matches!(s.kind, StmtKind::Map(_)) {
                 s.blocks().into_iter().for_each(|c| collect(c, out));
@@ -114,15 +118,20 @@ fn sequential_loops(body: &Block) -> Vec<&Stmt> {
     loops
 }
 
+fn has_while(b: &Block) -> bool {
+    let mut found = false;
+    walk_stmts(b, &mut |s| found |= matches!(s.kind, StmtKind::While(_)));
+    found
+}
+
 /// The recomputable scalars of `body` (of function `p`).
 pub(crate) fn find(p: &Function, body: &Block) -> VarSet {
     let mut counts = BTreeMap::new();
     scalar_writes(body, &mut counts);
     let mut out = VarSet::new();
-    for ls in sequential_loops(body) {
-        let StmtKind::Loop(l) = &ls.kind else { continue };
-        let changed = block_writes(&l.body);
-        for (k, s) in l.body.iter().enumerate() {
+    for (ls, lbody) in sequential_loops(body) {
+        let changed = block_writes(lbody);
+        for (k, s) in lbody.iter().enumerate() {
             let StmtKind::Assign { target, value } = &s.kind else { continue };
             let z = target.var;
             let var = p.var(z);
@@ -133,8 +142,8 @@ pub(crate) fn find(p: &Function, body: &Block) -> VarSet {
             if value.vars().iter().any(|v| changed.contains(v)) {
                 continue;
             }
-            let before: VarSet = l.body[..k].iter().flat_map(reads).collect();
-            if before.contains(&z) || read_outside(body, z, l.id) {
+            let before: VarSet = lbody[..k].iter().flat_map(reads).collect();
+            if before.contains(&z) || read_outside(body, z, ls) {
                 continue;
             }
             out.insert(z);
@@ -220,7 +229,8 @@ pub(crate) fn find_arrays(p: &Function, body: &Block) -> VarSet {
     array_writes(body, &mut counts);
     let loops = sequential_loops(body);
     let mut found: BTreeMap<VarId, VarSet> = BTreeMap::new();
-    for ls in loops {
+    for (ls, _) in loops {
+        // Array recomputations are placed in reversed `for` loops only.
         let StmtKind::Loop(l) = &ls.kind else { continue };
         let changed = block_writes(&l.body);
         for (k, s) in l.body.iter().enumerate() {
@@ -236,7 +246,7 @@ pub(crate) fn find_arrays(p: &Function, body: &Block) -> VarSet {
                 continue;
             }
             let before: VarSet = l.body[..k].iter().flat_map(reads).collect();
-            if before.contains(&a) || read_outside(body, a, l.id) {
+            if before.contains(&a) || read_outside(body, a, ls) {
                 continue;
             }
             found.insert(a, inputs);

@@ -80,8 +80,9 @@
 //! 8. Every [`Loop`] and [`While`] of a function has its own [`LoopId`] (they share the
 //!    numbering) and every [`Map`] its own [`MapId`] (none is [`LoopId::NEW`] /
 //!    [`MapId::NEW`]); see "Identities".
-//! 9. A [`While`] is never inside a [`Map`] body (its iterations are data-dependent and its
-//!    reversal records them in order); its condition is `bool`.
+//! 9. A [`While`]'s condition is `bool`. A `While` may stand inside a [`Map`] body (each
+//!    iteration of the map runs its own data-dependent loop, as Newton's method per grid
+//!    point); whatever it writes follows the map rules like any statement's.
 //!
 //! ## Identities
 //!

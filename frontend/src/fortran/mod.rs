@@ -40,7 +40,8 @@
 //! `if (lhook) call dr_hook(...)` is left out whole, output statements and `character`
 //! variables too (text: any use in the computation is an error). Names are lower case
 //! unless `keep_case`. Forward `goto`s are structured exits
-//! (`returns`); computed `goto` a jump table of `if`s (`computed_goto`); `data`
+//! (`returns`); computed `goto` a jump table of `if`s (`computed_goto`); a backward
+//! `goto` closing a loop a `do` left by `exit` (`backward_goto`); `data`
 //! statements (`data`), statement functions (`stmt_fn`). Internal procedures, generic
 //! interfaces and `elemental` subroutines on arrays are inlined (`inline`); `forall` is
 //! `do concurrent` per assignment (`stmt`).
@@ -49,11 +50,12 @@
 //! (1-based loops stay 1-based); names keep their spelling.
 //!
 //! Not supported (diagnosed with a location): calls to routines outside the files,
-//! backward and assigned `goto`, `equivalence`, pointers,
+//! other backward and assigned `goto`s, `equivalence`, pointers,
 //! allocatable arguments, assumed-size arrays, polymorphic and allocatable derived-type
 //! variables, array-valued functions as the entry, allocatable module variables, `read`.
 
 pub mod ast;
+mod backward_goto;
 mod blas;
 mod computed_goto;
 mod constructor;
@@ -239,6 +241,7 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
     }
     let mut file = parse::parse_file(source, root);
     computed_goto::rewrite(&mut file);
+    backward_goto::rewrite(&mut file);
     keywords::positional(&mut file);
     let (bindings, derived_errors) = derived::lower_file(&mut file);
     let unit = scan::scan(&file)?;

@@ -93,7 +93,9 @@ impl<'s, 't> Lowerer<'s, 't> {
             S::Goto { label: Some(l) } if self.labels_seen.contains(l) => unsupported(
                 self,
                 &format!("a backward `goto {l}` (a loop) is"),
-                "write the loop as a `do` loop with a trip count computed before it (`do while` is not supported yet)",
+                "adjc turns a backward `goto` into a `do` loop when its label and the closing `goto` (or `if (c) goto`) \
+                 stand in the same statement list and no other jump enters or leaves that region; otherwise write the \
+                 loop as `do while` or a `do` left by `exit`",
             ),
             S::Goto { label: Some(l) } => unsupported(
                 self,

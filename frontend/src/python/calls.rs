@@ -287,9 +287,12 @@ impl Lowerer<'_> {
             NpName::Reduction(n) => {
                 self.check_kwargs(e, kwargs, &["axis", "keepdims"])?;
                 self.arity(e, args, 1, 2)?;
-                let v = self.eval(&args[0])?;
                 let axis = args.get(1).or_else(|| kwarg(kwargs, "axis"));
                 let keep = kwarg(kwargs, "keepdims");
+                if let Some(v) = self.masked_reduction(red_op(n), &args[0], axis, keep, e)? {
+                    return Ok(v);
+                }
+                let v = self.eval(&args[0])?;
                 self.reduce(red_op(n), v, axis, keep, e)
             }
             NpName::Product(n) => {
@@ -437,8 +440,11 @@ impl Lowerer<'_> {
             "sum" | "mean" | "max" | "min" | "prod" => {
                 self.check_kwargs(e, kwargs, &["axis", "keepdims"])?;
                 self.arity(e, args, 0, 1)?;
-                let v = self.eval(obj)?;
                 let axis = args.first().or_else(|| kwarg(kwargs, "axis"));
+                if let Some(v) = self.masked_reduction(red_op(meth), obj, axis, kwarg(kwargs, "keepdims"), e)? {
+                    return Ok(v);
+                }
+                let v = self.eval(obj)?;
                 self.reduce(red_op(meth), v, axis, kwarg(kwargs, "keepdims"), e)
             }
             "astype" => {

@@ -341,10 +341,12 @@ impl Lowerer<'_> {
                                 return Err(self.err_help(
                                     it.span,
                                     format!(
-                                        "boolean mask indexing `[{}]` is only supported as an assignment target",
+                                        "boolean mask indexing `[{}]` is only supported as an assignment target \
+                                         or in a reduction",
                                         it.text
                                     ),
-                                    "write `x[mask] = value`, or use `np.where(mask, a, b)`",
+                                    "write `x[mask] = value`, reduce the selection whole (`np.sum(x[mask])`, \
+                                     `x[mask].mean()`, `np.max(x[mask])`), or use `np.where(mask, a, b)`",
                                 ));
                             }
                         }

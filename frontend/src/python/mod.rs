@@ -30,7 +30,7 @@
 //!
 //! Not supported (diagnosed): `while`, `break`, `continue`, comprehensions, lambdas,
 //! classes, `*args`/`**kwargs`, `global`, `with`, `try`, indexing with float arrays,
-//! boolean masks outside assignment targets, early `return`, shapes that
+//! boolean masks outside assignment targets and whole reductions (`mask_reduce`), shapes that
 //! depend on loop variables (for arrays the source creates; temporaries use bounds).
 
 mod assemble;
@@ -45,7 +45,9 @@ mod infer;
 mod jumps;
 mod linalg;
 mod logical_lines;
+mod loop_else;
 mod lower;
+mod mask_reduce;
 mod moments;
 mod names;
 mod ops;

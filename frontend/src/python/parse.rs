@@ -252,8 +252,21 @@ impl<'s> Cx<'s> {
         }
         let mut out = Vec::new();
         for s in named(n) {
-            if let Some(st) = self.stmt(s, depth)? {
-                out.push(st);
+            let alt = matches!(s.kind(), "for_statement" | "while_statement")
+                .then(|| s.child_by_field_name("alternative"))
+                .flatten();
+            let st = self.stmt(s, depth)?;
+            match (st, alt) {
+                // `for/while ... else`: a flag set by the loop's `break`s (`loop_else`).
+                (Some(st), Some(alt)) => {
+                    let else_body = match alt.child_by_field_name("body") {
+                        Some(b) => self.block(b, depth + 1)?,
+                        None => Vec::new(),
+                    };
+                    out.extend(super::loop_else::desugar(st, else_body, self.span(alt), self.src));
+                }
+                (Some(st), None) => out.push(st),
+                (None, _) => {}
             }
         }
         Ok(out)
@@ -405,9 +418,7 @@ impl<'s> Cx<'s> {
     }
 
     fn for_stmt(&self, n: Node, depth: usize) -> Result<StKind, Diagnostic> {
-        if let Some(alt) = n.child_by_field_name("alternative") {
-            return Err(self.err(alt, "`for ... else` is not supported"));
-        }
+        // An `else` block is desugared by `block` (`loop_else`).
         let (Some(l), Some(r)) = (n.child_by_field_name("left"), n.child_by_field_name("right")) else {
             return Err(self.err(n, "malformed `for`"));
         };
@@ -424,11 +435,6 @@ impl<'s> Cx<'s> {
     }
 
     fn while_stmt(&self, n: Node, depth: usize) -> Result<StKind, Diagnostic> {
-        if let Some(alt) = n.child_by_field_name("alternative") {
-            return Err(self
-                .err(alt, "`while ... else` is not supported")
-                .with_help("set a flag before `break` and test it after the loop"));
-        }
         let Some(c) = n.child_by_field_name("condition") else {
             return Err(self.err(n, "malformed `while`"));
         };
