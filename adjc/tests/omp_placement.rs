@@ -285,16 +285,25 @@ fn independent_worksharing_loops_drop_their_barrier() {
             assert!(next.starts_with("ADJC_OMP(for"), "`{p}` followed by `{next}`:\n{b}");
         }
     }
-    // vadv: `gav` and `gcv` are independent, `as_ = gav * BET_M` reads `gav`: the loop
-    // before it keeps its barrier.
+    // vadv: every map of an interior level reads only what the same iteration `l` of an
+    // earlier map wrote (`as_ = gav * BET_M`): with `schedule(static)` on both the same thread
+    // owns row `l` in both, so the step needs one barrier, at its end (the next level reads
+    // `dcol[:, :, k - 1]`).
     let v = transpile(&dir, "vadv", &[]);
     let f = function(&v, "vadv");
-    let above = |needle: &str| -> Vec<String> {
-        let lines: Vec<&str> = f.lines().map(str::trim).collect();
-        (0..lines.len()).filter(|&k| lines[k].starts_with(needle)).map(|k| lines[k - 3].to_string()).collect()
+    let lines: Vec<&str> = f.lines().map(str::trim).collect();
+    let above = |needle: &str| -> Vec<&str> {
+        (0..lines.len()).filter(|&k| lines[k].starts_with(needle)).map(|k| lines[k - 3]).collect()
     };
-    assert!(above("gav_(l, m) = -0.25 * (wcon_(l + 1, m, k)").contains(&"ADJC_OMP(for nowait)".to_string()), "{f}");
-    assert!(above("gcv_(l, m) = 0.25 * (wcon_(l + 1, m, k + 1)").contains(&"ADJC_OMP(for)".to_string()), "{f}");
+    assert!(
+        above("gav_(l, m) = -0.25 * (wcon_(l + 1, m, k)").contains(&"ADJC_OMP(for schedule(static) nowait)"),
+        "{f}"
+    );
+    assert!(above("dcol_(l, m, k) = dcol_tmp_(l, m);").contains(&"ADJC_OMP(for schedule(static))"), "{f}");
+    let start = lines.iter().position(|l| *l == "for (int64_t k = 1; k < K - 1; k++) {").unwrap();
+    let step: Vec<&str> = lines[start..].iter().take_while(|l| **l != "} else {").copied().collect();
+    let barriers = step.iter().filter(|l| l.starts_with("ADJC_OMP(for") && !l.contains("nowait")).count();
+    assert_eq!(barriers, 1, "one barrier per interior level:\n{f}");
     for (example, sizes, flags) in [
         ("heat_3d", "TSTEPS=4,A_n0=9,A_n1=8,A_n2=7", &["--wrt", "A", "--of", "A"][..]),
         ("vadv", "I=5,J=6,K=7,u_stage_n2=7,wcon_n2=8,u_pos_n2=7,utens_n2=7", &[][..]),

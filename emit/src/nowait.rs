@@ -21,6 +21,16 @@
 //! their own map variables plus a constant, and the two index ranges do not overlap for any
 //! sizes ([`le`] proves `a <= b` through `min`/`max` and constant affine differences).
 //! Scalars private to an iteration (declared in the map's body) are not shared.
+//!
+//! Or, for an array the second map reads (or writes) where the first wrote, when each
+//! element is touched by the same thread in both: both maps index the array on some axis
+//! with their distributed (outermost) variable plus the same constant, over the same
+//! iteration range, and both carry an explicit `schedule(static)` (not collapsed, not a
+//! `for simd`, same schedule). OpenMP assigns the iterations of such loops to threads
+//! identically (the static schedule's guarantee for loops of equal trip count in one
+//! region), so the thread that wrote row `l` in the first map is the one that reads it in
+//! the second, and program order is all it needs. vadv's step is such a chain of
+//! element-wise maps over the columns (`as_ = gav * BET_M` after `gav = ...`).
 
 use crate::omp::{Mode, Plan};
 use adjc_ir::proc::affine::Affine;
@@ -32,17 +42,26 @@ pub(crate) fn plan_nowait(f: &Function, plan: &mut Plan) {
     let mut levels: Vec<&Block> = Vec::new();
     collect_levels(&f.body, plan, &mut levels);
     let mut marked = Vec::new();
+    let mut same_schedule = BTreeSet::new();
     for level in levels {
         let mut group: Vec<&Map> = Vec::new();
         for s in level {
             match &s.kind {
                 StmtKind::Alloc(_) | StmtKind::Free(_) if group_transparent(s, plan) => {}
                 StmtKind::Map(m) if workshare_without_reduction(plan, m) => {
-                    if !group.is_empty() && group.iter().all(|g| independent(f, plan, g, m)) {
-                        marked.push(group.last().map(|g| g.id));
-                        group.push(m);
-                    } else {
-                        group = vec![m];
+                    let verdicts: Option<Vec<Pair>> = group.iter().map(|g| pair(f, plan, g, m)).collect();
+                    match verdicts {
+                        Some(v) if !group.is_empty() => {
+                            for (g, verdict) in group.iter().zip(v) {
+                                if verdict == Pair::SameOwner {
+                                    same_schedule.insert(g.id);
+                                    same_schedule.insert(m.id);
+                                }
+                            }
+                            marked.push(group.last().map(|g| g.id));
+                            group.push(m);
+                        }
+                        _ => group = vec![m],
                     }
                 }
                 _ => group.clear(),
@@ -54,6 +73,20 @@ pub(crate) fn plan_nowait(f: &Function, plan: &mut Plan) {
             p.nowait = true;
         }
     }
+    for id in same_schedule {
+        if let Some(p) = plan.maps.get_mut(&id) {
+            p.same_schedule = true;
+        }
+    }
+}
+
+/// How two maps of a group may overlap.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pair {
+    /// Nothing one writes is touched by the other (or at disjoint elements).
+    Independent,
+    /// Some element is touched by both, always by the same thread under `schedule(static)`.
+    SameOwner,
 }
 
 /// The `Alloc`/`Free` of an array allocated at the top writes no code (see
@@ -121,8 +154,8 @@ fn accesses(m: &Map) -> Vec<Access> {
 }
 
 /// Whether `a` and `b` (worksharing maps of one region level, `a` first) may run at the
-/// same time (module docs).
-fn independent(f: &Function, plan: &Plan, a: &Map, b: &Map) -> bool {
+/// same time, and on what condition (module docs); `None` when they may not.
+fn pair(f: &Function, plan: &Plan, a: &Map, b: &Map) -> Option<Pair> {
     let own = |m: &Map| -> BTreeSet<VarId> {
         let mut s: BTreeSet<VarId> = m.dims.iter().map(|d| d.var).collect();
         if let Some(p) = plan.map(m) {
@@ -135,15 +168,52 @@ fn independent(f: &Function, plan: &Plan, a: &Map, b: &Map) -> bool {
     let ys: Vec<Access> = accesses(b).into_iter().filter(|y| !own_b.contains(&y.var)).collect();
     let dims_a: BTreeMap<VarId, &MapDim> = a.dims.iter().map(|d| (d.var, d)).collect();
     let dims_b: BTreeMap<VarId, &MapDim> = b.dims.iter().map(|d| (d.var, d)).collect();
+    let same_rows = same_distribution(plan, a, b);
+    let mut verdict = Pair::Independent;
     for x in &xs {
         for y in ys.iter().filter(|y| y.var == x.var && (x.write || y.write)) {
             let array = f.var(x.var).ty.is_array();
-            if !array || x.index.is_empty() || !disjoint(&x.index, &dims_a, &y.index, &dims_b) {
-                return false;
+            if !array || x.index.is_empty() {
+                return None;
+            }
+            if disjoint(&x.index, &dims_a, &y.index, &dims_b) {
+                continue;
+            }
+            match same_rows {
+                Some((u, v)) if same_owner(&x.index, u, &y.index, v) => verdict = Pair::SameOwner,
+                _ => return None,
             }
         }
     }
-    true
+    Some(verdict)
+}
+
+/// The distributed variables of `a` and `b` when OpenMP gives both the same iterations per
+/// thread under `schedule(static)`: neither collapsed nor `for simd`, the same schedule
+/// (both triangular `static, 1` or both plain), and outermost ranges that are equal for
+/// every size.
+fn same_distribution(plan: &Plan, a: &Map, b: &Map) -> Option<(VarId, VarId)> {
+    let (pa, pb) = (plan.map(a)?, plan.map(b)?);
+    let plain = |p: &crate::omp::MapPlan, m: &Map| p.collapse == 1 && !(p.simd && m.dims.len() == 1);
+    if !plain(pa, a) || !plain(pb, b) || pa.balanced != pb.balanced {
+        return None;
+    }
+    let (da, db) = (a.dims.first()?, b.dims.first()?);
+    let equal = |x: &Expr, y: &Expr| le(x, y, 0) && le(y, x, 0);
+    (equal(&da.start, &db.start) && equal(&da.stop, &db.stop)).then_some((da.var, db.var))
+}
+
+/// Whether some axis is `u + c` in `ix` and `v + c` in `iy` (the same `c`): iteration `u`
+/// of one map and iteration `v` of the other touch the same element only when `u == v`.
+fn same_owner(ix: &[Expr], u: VarId, iy: &[Expr], v: VarId) -> bool {
+    let offset = |e: &Expr, w: VarId| -> Option<i64> {
+        let a = Affine::linear(e)?;
+        match a.terms.as_slice() {
+            [(adjc_ir::proc::affine::Atom::Var(x), 1)] if *x == w => Some(a.konst),
+            _ => None,
+        }
+    };
+    ix.iter().zip(iy).any(|(ex, ey)| matches!((offset(ex, u), offset(ey, v)), (Some(c), Some(d)) if c == d))
 }
 
 /// Whether two indexings of one array touch different elements for every iteration of

@@ -17,9 +17,12 @@
 //!   publishes the scalars it writes before any thread reads them). Inner sequential loops
 //!   holding maps are run by every thread the same way. Not hoisted (per-map rules below)
 //!   when the loop holds a stack push (its `goto` cannot leave a region), a library call
-//!   (BLAS must not run inside a region: oversubscription), an allocation, or a map under
-//!   an `if`; or when the average work per worksharing construct is a constant below the
-//!   threshold.
+//!   (BLAS must not run inside a region: oversubscription), an allocation a memory plan
+//!   places there (other arrays, a step's temporaries included, are allocated at the top of
+//!   the function: their `Alloc` writes no code), or a map under an `if`; or when the
+//!   average work per worksharing construct is a constant below the threshold. A worksharing
+//!   loop that the next one does not depend on drops its barrier (`nowait`, with
+//!   `schedule(static)` where both touch the same rows: [`crate::nowait`]).
 //! * **Outermost maps** (not inside a sequential loop) are `parallel for` unless their work
 //!   is a constant below the threshold (then they stay sequential and maps inside them are
 //!   considered in turn, as inside a sequential loop).
@@ -101,6 +104,9 @@ pub(crate) struct MapPlan {
     pub balanced: bool,
     /// `nowait` on a worksharing loop the next one does not depend on ([`crate::nowait`]).
     pub nowait: bool,
+    /// An explicit `schedule(static)`: the map shares its iterations with a neighbour in the
+    /// same region exactly as that one does, which its `nowait` relies on ([`crate::nowait`]).
+    pub same_schedule: bool,
     /// The work estimate (the guard of a `Guarded` map).
     pub work: Work,
     /// Scalars combined across iterations by a reduction clause.
@@ -748,6 +754,8 @@ impl Plan {
         }
         if plan.balanced {
             s.push_str(" schedule(static, 1)");
+        } else if plan.same_schedule {
+            s.push_str(" schedule(static)");
         }
         if plan.simd && m.dims.len() == 1 {
             // One loop: the worksharing loop is also the vector loop (`for simd`), whose
