@@ -256,3 +256,86 @@ fn scalar_sums_carry_simd_reductions() {
     let plain = pragmas_above(b, "hu[i] = h[i] * u[i];");
     assert!(plain.iter().all(|p| !p.contains("simd")), "{plain:?}");
 }
+
+/// The pragma lines of `f` (trimmed), in order.
+fn pragma_lines(f: &str) -> Vec<&str> {
+    f.lines().map(str::trim).filter(|l| l.starts_with("ADJC_OMP(")).collect()
+}
+
+/// Inside a hoisted region, a worksharing loop that the next one does not depend on drops
+/// its barrier (`nowait`, emit/src/nowait.rs): heat_3d's reversed step is two gathers of one
+/// interior map and six boundary strips each, all writing disjoint parts of one array and
+/// reading another, so a step meets 4 barriers instead of 16. A loop whose successor reads
+/// what it wrote keeps its barrier, and the last loop of a group always does. The gradient
+/// at 3 threads with every parallel copy forced on is the serial one (a missing barrier
+/// shows up there as a wrong gradient).
+#[test]
+fn independent_worksharing_loops_drop_their_barrier() {
+    let dir = scratch("omp-nowait");
+    let c = transpile(&dir, "heat_3d", &["--wrt", "A", "--of", "A"]);
+    let b = function(&c, "heat_3d_b");
+    let pragmas = pragma_lines(b);
+    let nowait = pragmas.iter().filter(|p| **p == "ADJC_OMP(for nowait)").count();
+    assert_eq!(nowait, 12, "six boundary strips per gather run without a barrier:\n{b}");
+    // After a `nowait` loop comes another worksharing loop, never a `single` or the end of
+    // the region (the next pragma is the next construct at the same level here).
+    for (k, p) in pragmas.iter().enumerate() {
+        if p.ends_with("nowait)") {
+            let next = pragmas[k + 1..].iter().find(|q| !q.starts_with("ADJC_OMP(simd")).unwrap();
+            assert!(next.starts_with("ADJC_OMP(for"), "`{p}` followed by `{next}`:\n{b}");
+        }
+    }
+    // vadv: every map of an interior level reads only what the same iteration `l` of an
+    // earlier map wrote (`as_ = gav * BET_M`): with `schedule(static)` on both the same thread
+    // owns row `l` in both, so the step needs one barrier, at its end (the next level reads
+    // `dcol[:, :, k - 1]`).
+    let v = transpile(&dir, "vadv", &[]);
+    let f = function(&v, "vadv");
+    let lines: Vec<&str> = f.lines().map(str::trim).collect();
+    let above = |needle: &str| -> Vec<&str> {
+        (0..lines.len()).filter(|&k| lines[k].starts_with(needle)).map(|k| lines[k - 3]).collect()
+    };
+    assert!(
+        above("gav_(l, m) = -0.25 * (wcon_(l + 1, m, k)").contains(&"ADJC_OMP(for schedule(static) nowait)"),
+        "{f}"
+    );
+    assert!(above("dcol_(l, m, k) = dcol_tmp_(l, m);").contains(&"ADJC_OMP(for schedule(static))"), "{f}");
+    let start = lines.iter().position(|l| *l == "for (int64_t k = 1; k < K - 1; k++) {").unwrap();
+    let step: Vec<&str> = lines[start..].iter().take_while(|l| **l != "} else {").copied().collect();
+    let barriers = step.iter().filter(|l| l.starts_with("ADJC_OMP(for") && !l.contains("nowait")).count();
+    assert_eq!(barriers, 1, "one barrier per interior level:\n{f}");
+    for (example, sizes, flags) in [
+        ("heat_3d", "TSTEPS=4,A_n0=9,A_n1=8,A_n2=7", &["--wrt", "A", "--of", "A"][..]),
+        ("vadv", "I=5,J=6,K=7,u_stage_n2=7,wcon_n2=8,u_pos_n2=7,utens_n2=7", &[][..]),
+        ("jacobi_2d", "A_n0=11,A_n1=11,TSTEPS=5", &["--wrt", "A", "--of", "A"][..]),
+    ] {
+        let path = format!("examples/python/{example}.py");
+        let mut a = vec!["check", path.as_str(), "--sizes", sizes, "--openmp"];
+        a.extend(flags);
+        let out = common::adjc_parallel_copies(&a);
+        let t = text(&out);
+        assert!(out.status.success() && t.contains("check passed"), "{example}:\n{t}");
+    }
+}
+
+/// A time loop whose steps use temporaries (vadv's `gav`, `acol`, ...: arrays the IR
+/// allocates inside the loop, the C at the top of the function) still gets one region
+/// around it, not a guarded region per map and step.
+#[test]
+fn temporaries_of_a_step_do_not_stop_the_hoisting() {
+    let dir = scratch("omp-alloc-hoist");
+    let v = transpile(&dir, "vadv", &[]);
+    for name in ["vadv", "vadv_b"] {
+        let f = function(&v, name);
+        assert_no_unguarded_region_in_loops(f);
+        let lines: Vec<&str> = f.lines().map(str::trim).collect();
+        let hoisted = (0..lines.len())
+            .filter(|&k| lines[k] == "ADJC_OMP(parallel)" && lines[k + 1] == "for (int64_t k = 1; k < K - 1; k++) {")
+            .count();
+        assert_eq!(hoisted, 1, "{name}: one region around the interior levels' loop:\n{f}");
+        // No `single` around nothing (an allocation writes no code there).
+        for k in 0..lines.len().saturating_sub(2) {
+            assert!(!(lines[k] == "ADJC_OMP(single)" && lines[k + 2] == "}"), "{name}: empty single:\n{f}");
+        }
+    }
+}

@@ -271,6 +271,11 @@ impl<'a> Emitter<'a> {
         let region = self.region_level;
         let mut in_single = false;
         for s in block {
+            // Hoisted (allocated at the top of the function, freed at the end) unless a
+            // memory plan placed it: no code here, and no `omp single` around nothing.
+            if omp::writes_no_code(s, self.placed) {
+                continue;
+            }
             if region {
                 let shared = self.shared_construct(s);
                 if !shared && !in_single {
@@ -284,13 +289,6 @@ impl<'a> Emitter<'a> {
                     in_single = false;
                 }
                 self.region_level = shared;
-            }
-            if let StmtKind::Alloc(v) | StmtKind::Free(v) = s.kind {
-                // Hoisted (allocated at the top of the function, freed at the end) unless a
-                // memory plan placed it.
-                if !self.placed.contains(&v) {
-                    continue;
-                }
             }
             if let StmtKind::Section { title, body } = &s.kind {
                 if !first {

@@ -7,7 +7,7 @@ use crate::cstmt::{comment_text, Emitter, Quote};
 use crate::ctx::FnCtx;
 use crate::doc::{self, Failure};
 use crate::names::{self, Rename};
-use crate::{layout, omp, sizes};
+use crate::{layout, nowait, omp, sizes};
 use adjc_ir::validate::validate;
 use adjc_ir::{walk_stmts, Diagnostic, Function, Intent, Span, Stmt, StmtKind, Type, VarId};
 use std::collections::BTreeSet;
@@ -49,9 +49,10 @@ pub(crate) fn build(
     let cx = FnCtx::new(f, &names);
     let stacks = layout::stack_tapes(f);
     check_stacks(f, &stacks)?;
-    let plan = omp::analyse(f, &stacks);
-
     let placed = placed_arrays(f);
+    let mut plan = omp::analyse(f, &stacks, &placed);
+    nowait::plan_nowait(f, &mut plan);
+
     let arena = sizes::Arena::new(f, &placed);
     let mut em = Emitter::new(&cx, &plan, quote, &placed, &arena);
     let mut parts = Vec::new();

@@ -17,9 +17,12 @@
 //!   publishes the scalars it writes before any thread reads them). Inner sequential loops
 //!   holding maps are run by every thread the same way. Not hoisted (per-map rules below)
 //!   when the loop holds a stack push (its `goto` cannot leave a region), a library call
-//!   (BLAS must not run inside a region: oversubscription), an allocation, or a map under
-//!   an `if`; or when the average work per worksharing construct is a constant below the
-//!   threshold.
+//!   (BLAS must not run inside a region: oversubscription), an allocation a memory plan
+//!   places there (other arrays, a step's temporaries included, are allocated at the top of
+//!   the function: their `Alloc` writes no code), or a map under an `if`; or when the
+//!   average work per worksharing construct is a constant below the threshold. A worksharing
+//!   loop that the next one does not depend on drops its barrier (`nowait`, with
+//!   `schedule(static)` where both touch the same rows: [`crate::nowait`]).
 //! * **Outermost maps** (not inside a sequential loop) are `parallel for` unless their work
 //!   is a constant below the threshold (then they stay sequential and maps inside them are
 //!   considered in turn, as inside a sequential loop).
@@ -99,6 +102,11 @@ pub(crate) struct MapPlan {
     pub simd: bool,
     /// `schedule(static, 1)` for triangular maps.
     pub balanced: bool,
+    /// `nowait` on a worksharing loop the next one does not depend on ([`crate::nowait`]).
+    pub nowait: bool,
+    /// An explicit `schedule(static)`: the map shares its iterations with a neighbour in the
+    /// same region exactly as that one does, which its `nowait` relies on ([`crate::nowait`]).
+    pub same_schedule: bool,
     /// The work estimate (the guard of a `Guarded` map).
     pub work: Work,
     /// Scalars combined across iterations by a reduction clause.
@@ -139,6 +147,8 @@ pub(crate) struct Plan {
     pub region_loops: BTreeSet<LoopId>,
     /// Scalar locals declared at the top of the function, in `VarId` order.
     pub top: Vec<VarId>,
+    /// Arrays a memory plan allocates in place (their `Alloc` writes code).
+    pub placed: BTreeSet<VarId>,
     /// Declarations (`None` = function top, `Some(map)` = that map's body) of variables that
     /// are never read there; they get `(void)x;` to keep `-Wunused-but-set-variable` quiet.
     pub unread: BTreeSet<(Option<MapKey>, VarId)>,
@@ -175,6 +185,9 @@ struct At {
 struct Walker<'a> {
     f: &'a Function,
     stacks: &'a BTreeSet<VarId>,
+    /// Arrays a memory plan allocates where their `Alloc` stands (all others are allocated
+    /// at the top of the function: their `Alloc` and `Free` write no code).
+    placed: &'a BTreeSet<VarId>,
     maps: BTreeMap<MapKey, MapPlan>,
     regions: BTreeMap<LoopId, Region>,
     region_loops: BTreeSet<LoopId>,
@@ -224,9 +237,18 @@ fn ops_note(w: &Work) -> String {
     )
 }
 
+/// Whether `s` writes no code: the `Alloc` or `Free` of an array allocated at the top of the
+/// function (every array a memory plan does not place). A temporary of a time-loop step
+/// (vadv's `gav`, `acol`) is such an array: it must not keep the loop from being hoisted,
+/// nor open an `omp single` of its own.
+pub(crate) fn writes_no_code(s: &Stmt, placed: &BTreeSet<VarId>) -> bool {
+    matches!(s.kind, StmtKind::Alloc(v) | StmtKind::Free(v) if !placed.contains(&v))
+}
+
 /// Checks a loop for a hoisted region (module docs): the loops inside that every thread
 /// runs, and the work and number of worksharing / single constructs per iteration.
-struct RegionCheck {
+struct RegionCheck<'a> {
+    placed: &'a BTreeSet<VarId>,
     written: BTreeSet<VarId>,
     est: Estimator,
     loops: Vec<LoopId>,
@@ -235,7 +257,7 @@ struct RegionCheck {
     maps: usize,
 }
 
-impl RegionCheck {
+impl RegionCheck<'_> {
     fn level(&mut self, l: &Loop) -> bool {
         let bounds = [&l.start, &l.stop, &l.step];
         if bounds.iter().any(|e| e.vars().iter().any(|v| self.written.contains(v))) {
@@ -246,6 +268,9 @@ impl RegionCheck {
         self.est.bind_loop(l.var, &l.start, &l.stop, step);
         let mut in_single = false;
         for s in &l.body {
+            if writes_no_code(s, self.placed) {
+                continue;
+            }
             match &s.kind {
                 StmtKind::Map(m) if !uses_stack(&m.body) => {
                     self.total.add(self.est.map(m));
@@ -276,24 +301,26 @@ impl RegionCheck {
 }
 
 /// The region around `l`, if it gets one, and the inner loops every thread runs.
-fn region_of(l: &Loop) -> Option<(Region, Vec<LoopId>)> {
+fn region_of(l: &Loop, placed: &BTreeSet<VarId>) -> Option<(Region, Vec<LoopId>)> {
     let mut refused = false;
     walk_stmts(&l.body, &mut |s| {
-        refused |= matches!(
-            s.kind,
-            StmtKind::Push { .. }
-                | StmtKind::Fail(_)
-                | StmtKind::Call(_)
-                | StmtKind::Alloc(_)
-                | StmtKind::Free(_)
-                | StmtKind::Section { .. }
-        )
+        refused |= !writes_no_code(s, placed)
+            && matches!(
+                s.kind,
+                StmtKind::Push { .. }
+                    | StmtKind::Fail(_)
+                    | StmtKind::Call(_)
+                    | StmtKind::Alloc(_)
+                    | StmtKind::Free(_)
+                    | StmtKind::Section { .. }
+            )
     });
     if refused {
         return None;
     }
     let written: BTreeSet<VarId> = written_vars(&l.body).into_iter().collect();
     let mut check = RegionCheck {
+        placed,
         est: Estimator::new(written.iter().copied()),
         written,
         loops: Vec::new(),
@@ -432,7 +459,7 @@ impl Walker<'_> {
                     return;
                 }
                 if self.parallel.is_none() && !self.at.serial {
-                    if let Some((region, loops)) = region_of(l) {
+                    if let Some((region, loops)) = region_of(l, self.placed) {
                         self.regions.insert(k, region);
                         self.region_loops.extend(loops);
                         self.with(At { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
@@ -574,10 +601,12 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
 }
 
 /// Plans declarations and OpenMP placement for `f`. `stacks` are its stack tapes.
-pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>) -> Plan {
+/// `placed` are the arrays a memory plan allocates in place.
+pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>, placed: &BTreeSet<VarId>) -> Plan {
     let mut w = Walker {
         f,
         stacks,
+        placed,
         maps: BTreeMap::new(),
         regions: BTreeMap::new(),
         region_loops: BTreeSet::new(),
@@ -673,7 +702,7 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>) -> Plan {
             plan.simd = true;
         }
     }
-    Plan { maps, regions, region_loops, top: top.into_iter().collect(), unread, owners }
+    Plan { maps, regions, region_loops, top: top.into_iter().collect(), placed: placed.clone(), unread, owners }
 }
 
 impl Plan {
@@ -725,6 +754,8 @@ impl Plan {
         }
         if plan.balanced {
             s.push_str(" schedule(static, 1)");
+        } else if plan.same_schedule {
+            s.push_str(" schedule(static)");
         }
         if plan.simd && m.dims.len() == 1 {
             // One loop: the worksharing loop is also the vector loop (`for simd`), whose
@@ -732,6 +763,9 @@ impl Plan {
             s.push_str(" simd");
         }
         s.push_str(&reduction_clauses(cx, &plan.reductions));
+        if plan.nowait {
+            s.push_str(" nowait");
+        }
         Some(s)
     }
 
