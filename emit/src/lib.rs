@@ -23,6 +23,7 @@ mod fortran_wrap;
 mod function;
 mod layout;
 pub mod names;
+mod note;
 mod omp;
 mod python_module;
 mod reserved;

@@ -142,6 +142,7 @@
 
 pub mod diag;
 pub mod eval;
+pub mod note;
 pub mod print;
 pub mod proc;
 #[cfg(feature = "testing")]
@@ -150,6 +151,7 @@ pub mod validate;
 mod visit;
 
 pub use diag::Diagnostic;
+pub use note::{Line, Note, Overwriter, Reducer};
 pub use proc::access::{read_vars, written_vars};
 pub use visit::*;
 
@@ -1102,15 +1104,16 @@ impl Failure {
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
-    /// An explanatory remark for readers of the generated code ("recomputed", "tape of A").
-    pub note: Option<String>,
+    /// An explanatory remark for readers of the generated code (a tape save, a restore, a
+    /// recomputation, ...): what the statement is, worded by [`Note`]'s `Display`.
+    pub note: Option<Note>,
 }
 
 impl Stmt {
     pub fn new(kind: StmtKind, span: Span) -> Stmt {
         Stmt { kind, span, note: None }
     }
-    pub fn with_note(mut self, note: impl Into<String>) -> Stmt {
+    pub fn with_note(mut self, note: impl Into<Note>) -> Stmt {
         self.note = Some(note.into());
         self
     }
