@@ -110,7 +110,7 @@ impl Ad<'_> {
         let state: Vec<VarId> = written.iter().copied().filter(|v| self.is_active(*v)).collect();
         let mut rev = fb;
         if let Some(first) = rev.first_mut() {
-            let mine = Note::FixedPointBodyOnce { line: line };
+            let mine = Note::FixedPointBodyOnce { line };
             first.note = Some(match first.note.take() {
                 Some(n) => mine.and(n),
                 None => mine,
