@@ -12,6 +12,8 @@
 //! source text so that later stages can quote source lines in comments. Nothing in the IR
 //! knows which language it came from: Python slices, NumPy broadcasting, Fortran sections
 //! and `do` loops are all lowered to the same element-level statements.
+//! What a statement is for its reader (a tape save, a restore, a recomputation, ...) is
+//! its [`Note`] ([`note`]): data, worded in one place and printed by both printers.
 //!
 //! ## Central types
 //!
