@@ -108,10 +108,7 @@ fn swapped(s: &Stmt, tmp: VarId, ty: Scalar) -> Block {
 
 /// Turns the restore of `x` from `tape` in `b` into a swap; false when it is not found.
 fn swap_restore(b: &mut Block, x: VarId, tape: VarId, tmp: VarId, ty: Scalar) -> bool {
-    let keep = |n: &Option<String>| {
-        let n = n.clone().unwrap_or_default();
-        Some(format!("{n} (swapped: the tape keeps the values it replaces)").trim_start().to_string())
-    };
+    let keep = |n: &Option<Note>| Some(Note::Swapped(n.clone().map(Box::new)));
     for k in 0..b.len() {
         if is_restore(&b[k], x, tape) {
             let mut three = swapped(&b[k], tmp, ty);
@@ -153,10 +150,7 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
             let w = ad.f.add_var(name, Type::Scalar(ty), VarRole::Adjoint(*ret), Span::NONE);
             rename_in_block(&mut rev, *sb, w);
             let init = if seeded { Expr::var(*sb, ty) } else { zero(ty) };
-            prefix.push(
-                Stmt::assign(Place::scalar(w), init, span)
-                    .with_note(format!("working copy of the seed {}", ad.name(*sb))),
-            );
+            prefix.push(Stmt::assign(Place::scalar(w), init, span).with_note(Note::SeedCopy { seed: ad.name(*sb) }));
         }
     }
 
@@ -169,7 +163,7 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
         match param {
             None if array => {
                 allocs.push(*a);
-                prefix.push(ad.zero_map(*a, span).with_note(format!("adjoint of {} starts at zero", p.var(*v).name)));
+                prefix.push(ad.zero_map(*a, span).with_note(Note::ZeroInit { var: p.var(*v).name.clone() }));
             }
             None => {
                 if mentions_outside_maps(&rev, *a) {
@@ -179,9 +173,9 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
             Some(q) => {
                 let by_val = by_value.iter().any(|(r, _)| r == v);
                 if q.intent != Intent::In && !of.contains(v) && !by_val {
-                    let note = format!("{} is not differentiated: its seed is zero", p.var(*v).name);
+                    let note = Note::NotDifferentiated { var: p.var(*v).name.clone() };
                     prefix.push(if array {
-                        ad.zero_map(*a, span).with_note(note)
+                        ad.zero_map(*a, span).with_note(note.clone())
                     } else {
                         Stmt::assign(Place::scalar(*a), zero(ad.elem(*a)), span).with_note(note)
                     });
@@ -198,9 +192,9 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
             continue;
         }
         if !fully_overwritten(primal_body, p, q.var) {
-            let note = format!("{} is output-only: its adjoint is zero on exit", p.var(q.var).name);
+            let note = Note::OutputOnlyZero { var: p.var(q.var).name.clone() };
             suffix.push(if ad.f.var(a).ty.is_array() {
-                ad.zero_map(a, span).with_note(note)
+                ad.zero_map(a, span).with_note(note.clone())
             } else {
                 Stmt::assign(Place::scalar(a), zero(ad.elem(a)), span).with_note(note)
             });
@@ -228,7 +222,7 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
                 let tname = ad.name(tape);
                 let mut back = std::mem::take(&mut ad.swaps[*k].copy_back);
                 if let Some(first) = back.first_mut() {
-                    first.note = Some(format!("give {name} its forward result back: {tname} kept it"));
+                    first.note = Some(Note::ForwardResultKeptBy { var: name.clone(), tape: tname.clone() });
                 }
                 suffix.extend(back);
                 if let Some(t) = ad.tapes.iter_mut().find(|t| t.var == tape) {
@@ -240,8 +234,8 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
         let why = format!("the reverse sweep changes {name}; its forward result is put back at the end");
         if ad.f.var(x).ty.is_array() {
             let snap = ad.local_like(x, "_final", VarRole::Tape);
-            fwd.push(ad.copy_map(snap, x, span).with_note(format!("{name} as the forward function leaves it")));
-            suffix.push(ad.copy_map(x, snap, span).with_note(format!("give {name} its forward result back")));
+            fwd.push(ad.copy_map(snap, x, span).with_note(Note::ForwardResult { var: name.clone() }));
+            suffix.push(ad.copy_map(x, snap, span).with_note(Note::ForwardResultBack { var: name.clone() }));
             let elems = ad.f.var(x).ty.dims().iter().fold(Expr::int(1), |a, d| a.mul(d.extent.clone()));
             ad.tapes.push(TapeInfo {
                 var: snap,
@@ -269,11 +263,11 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
             });
             fwd.push(
                 Stmt::assign(Place::scalar(snap), Expr::var(x, ty), span)
-                    .with_note(format!("{name} as the forward function leaves it")),
+                    .with_note(Note::ForwardResult { var: name.clone() }),
             );
             suffix.push(
                 Stmt::assign(Place::scalar(x), Expr::var(snap, ty), span)
-                    .with_note(format!("give {name} its forward result back")),
+                    .with_note(Note::ForwardResultBack { var: name.clone() }),
             );
         }
     }
@@ -291,8 +285,7 @@ pub(crate) fn assemble(ad: &mut Ad, parts: Parts) -> Block {
                 ty => zero(ty),
             };
             defined.push(
-                Stmt::assign(Place::scalar(v), zero, span)
-                    .with_note(format!("{} gets a value before it is first saved on its tape", var.name)),
+                Stmt::assign(Place::scalar(v), zero, span).with_note(Note::DefinedBeforeTape { var: var.name.clone() }),
             );
         }
     }

@@ -222,7 +222,7 @@ fn build(f: &mut Function, l: &Loop, p: Plan, span: Span) -> (Block, Block, Bloc
     let dims2 =
         vec![MapDim { var: a, start: lo.clone(), stop: hi.clone() }, MapDim { var: b, start: lo.clone(), stop: hi }];
     let before = vec![Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: dims2, body: vec![zero] }), span)
-        .with_note(format!("the updates of `{}` in this loop are gathered into one product", f.var(p.xb).name))];
+        .with_note(Note::UpdatesGathered { var: f.var(p.xb).name.clone() })];
     // In the loop: W[row, col + q] += α v[q] where the call was.
     let mut body = l.body.clone();
     for u in p.updates.iter().rev() {
@@ -237,12 +237,11 @@ fn build(f: &mut Function, l: &Loop, p: Plan, span: Span) -> (Block, Block, Bloc
             dims: vec![MapDim { var: q, start: Expr::int(0), stop: u.len.clone() }],
             body: vec![acc],
         };
-        let what = if u.transposed { "gemv" } else { "ger" };
-        body[u.at] = Stmt::new(StmtKind::Map(m), body[u.at].span).with_note(format!(
-            "adjoint of gemv: the {what} update of `{}`, recorded in `{}`",
-            f.var(p.xb).name,
-            f.var(w).name
-        ));
+        body[u.at] = Stmt::new(StmtKind::Map(m), body[u.at].span).with_note(Note::UpdateRecorded {
+            ger: !u.transposed,
+            var: f.var(p.xb).name.clone(),
+            work: f.var(w).name.clone(),
+        });
     }
     // After the loop: X_b[R, :] += X[R, :] @ W.
     let n = col.extent.clone();
@@ -263,6 +262,6 @@ fn build(f: &mut Function, l: &Loop, p: Plan, span: Span) -> (Block, Block, Bloc
     let call = Stmt::new(StmtKind::Call(gemm), span);
     let cond = Expr::binary(BinOp::Gt, col.extent.clone(), Expr::int(0));
     let after = vec![Stmt::new(StmtKind::If { cond, then_body: vec![call], else_body: Vec::new() }, span)
-        .with_note(format!("the loop's updates of `{}`, as one product", f.var(p.xb).name))];
+        .with_note(Note::UpdatesAsOneProduct { var: f.var(p.xb).name.clone() })];
     (before, body, after, w)
 }

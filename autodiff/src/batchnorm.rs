@@ -262,13 +262,14 @@ impl Ad<'_> {
                 Stmt::assign(Place::element(yb, idx), zero(ty), span),
             ]),
         ];
-        let rev = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: bn.rows.clone(), body }), span).with_note(format!(
-            "batch-norm backward, per feature: {x}_b += r / N * (N * {y}_b - sum({y}_b) - xhat * sum({y}_b * xhat)) with r = 1 / sqrt({var} + eps), xhat = ({x} - {mean}) * r",
-            x = self.name(bn.x),
-            y = self.name(bn.y),
-            var = self.name(bn.var),
-            mean = self.name(bn.mean),
-        ));
+        let rev = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: bn.rows.clone(), body }), span).with_note(
+            Note::BatchNormBackward {
+                x: self.name(bn.x),
+                y: self.name(bn.y),
+                var: self.name(bn.var),
+                mean: self.name(bn.mean),
+            },
+        );
         Some((stmts.to_vec(), vec![rev]))
     }
 }

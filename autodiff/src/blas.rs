@@ -118,7 +118,7 @@ impl Ad<'_> {
                 }),
                 span,
             )
-            .with_note(format!("adjoint of {}", c.op.name()))
+            .with_note(Note::LibraryAdjoint { op: c.op })
         };
         let act = [self.is_active(a), self.is_active(b)];
         let adj = [if act[0] { Some(self.adj_of(a)) } else { None }, if act[1] { Some(self.adj_of(b)) } else { None }];
@@ -171,18 +171,19 @@ impl Ad<'_> {
                     let body = vec![Stmt::accumulate(Place::element(xb, vx.index_of(&[ie])), value, span)];
                     let dims = vec![MapDim { var: i, start: Expr::int(0), stop: vx.extents[0].clone() }];
                     // Commented with its formula in the source's notation (`x_b += s_b * y`).
-                    let coef = if square { "2.0 * " } else { "" };
                     let alpha_txt = match alpha.as_float() {
-                        Some(v) if v == 1.0 && alpha.is_const() => String::new(),
-                        _ => format!("({}) * ", adjc_ir::print::expr_str(&self.f, &alpha)),
+                        Some(v) if v == 1.0 && alpha.is_const() => None,
+                        _ => Some(adjc_ir::print::expr_str(&self.f, &alpha)),
                     };
                     let sb =
                         adjc_ir::print::expr_str(&self.f, &Place::element(ob, vo.index_of(&[])).to_expr(self.elem(ob)));
-                    let note = format!(
-                        "{} += {coef}{alpha_txt}{sb} * {}",
-                        slice_text(&self.f, xb, vx),
-                        slice_text(&self.f, y, vy)
-                    );
+                    let note = Note::DotAdjoint {
+                        target: slice_text(&self.f, xb, vx),
+                        square,
+                        alpha: alpha_txt,
+                        seed: sb,
+                        other: slice_text(&self.f, y, vy),
+                    };
                     rev.push(Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), span).with_note(note));
                 }
             }
@@ -247,7 +248,7 @@ impl Ad<'_> {
             body = vec![Stmt::new(StmtKind::Loop(l), span)];
         }
         let mut out = vec![Stmt::assign(Place::scalar(t), Expr::float(0.0, ty), span)
-            .with_note(format!("adjoint of the scale factor of {}: ⟨{name}, the product⟩", c.op.name()))];
+            .with_note(Note::ScaleFactorAdjoint { op: c.op, product: name.clone() })];
         out.extend(body);
         for p in &partials {
             out.push(self.contribution(p, &te, span));

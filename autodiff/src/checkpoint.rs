@@ -237,13 +237,10 @@ impl Ad<'_> {
         let mut save: Block = copies.iter().map(|sn| self.snapshot_copy(sn, &zero, true, span)).collect();
         let mut restore: Block = copies.iter().map(|sn| self.snapshot_copy(sn, &zero, false, span)).collect();
         if let Some(first) = save.first_mut() {
-            first.note = Some(format!(
-                "checkpoint: values before loop `{}` that the adjoint of earlier code needs",
-                self.name(l.var)
-            ));
+            first.note = Some(Note::CheckpointBeforeLoop { counter: self.name(l.var) });
         }
         if let Some(first) = restore.first_mut() {
-            first.note = Some("checkpoint: the values from before the loop, for the adjoint of earlier code".into());
+            first.note = Some(Note::CheckpointRestoreBeforeLoop);
         }
         (save, restore)
     }
@@ -413,7 +410,7 @@ impl Ad<'_> {
 
     /// `range` run again with the taped body `fb`, then its adjoint `rb` over the same steps
     /// backwards.
-    fn retaped(&self, range: &Loop, fb: Block, rb: Block, note: &str, span: Span) -> R<Block> {
+    fn retaped(&self, range: &Loop, fb: Block, rb: Block, note: Note, span: Span) -> R<Block> {
         let mut out = vec![Stmt::new(StmtKind::Loop(Loop { body: fb, ..range.clone() }), span).with_note(note)];
         if !rb.is_empty() {
             let (start, stop, step) = reversed_range(range, &self.f, span)?;
@@ -459,7 +456,7 @@ impl Ad<'_> {
         let slot = Expr::binary(BinOp::FloorDiv, c.clone(), Expr::int(ki));
         let mut save: Block = snaps.iter().map(|sn| self.snapshot_copy(sn, &slot, true, span)).collect();
         if let Some(first) = save.first_mut() {
-            first.note = Some(format!("checkpoint: the state of loop `{tname}` at the start of a segment of {k}"));
+            first.note = Some(Note::CheckpointSegmentStart { counter: tname.clone(), every: k });
         }
         let mut fbody = if k == 1 {
             save
@@ -468,9 +465,8 @@ impl Ad<'_> {
             vec![Stmt::new(StmtKind::If { cond: at_start, then_body: save, else_body: Vec::new() }, span)]
         };
         fbody.extend(l.body.iter().cloned());
-        let fwd = Stmt { kind: StmtKind::Loop(Loop { body: fbody, ..l.clone() }), ..s.clone() }.with_note(format!(
-            "checkpointed every {k} iterations: runs untaped, the reverse sweep runs each segment again"
-        ));
+        let fwd = Stmt { kind: StmtKind::Loop(Loop { body: fbody, ..l.clone() }), ..s.clone() }
+            .with_note(Note::CheckpointedPeriodic { every: k });
 
         // One segment: `range(start + seg*k*step, min(stop, start + (seg+1)*k*step), step)`.
         let seg_start = l.start.clone().add(segv.clone().mul(Expr::int(ki * step)));
@@ -500,11 +496,11 @@ impl Ad<'_> {
 
         let mut rev_seg: Block = snaps.iter().map(|sn| self.snapshot_copy(sn, &segv, false, span)).collect();
         if let Some(first) = rev_seg.first_mut() {
-            first.note = Some(format!("checkpoint: back to the state at the start of segment `{}`", self.name(seg)));
+            first.note = Some(Note::CheckpointSegmentRestore { segment: self.name(seg) });
         }
-        rev_seg.extend(self.retaped(&segl, fb, rb, "the segment again, taping what its adjoint needs", span)?);
+        rev_seg.extend(self.retaped(&segl, fb, rb, Note::SegmentRetaped, span)?);
         let rev = countdown(seg, nseg, rev_seg, span)
-            .with_note(format!("loop `{tname}`{line} reversed segment by segment, last first"));
+            .with_note(Note::ReversedBySegment { counter: tname, line: Line::from(span) });
         Ok((save_entry.into_iter().chain([fwd]).collect(), [rev].into_iter().chain(restore_entry).collect()))
     }
 
@@ -549,11 +545,19 @@ impl Ad<'_> {
             Expr::select(cmp(BinOp::Ge, m.clone(), rg.clone().sub(bino5)), v(b1), m.clone().sub(v(b2)).sub(v(b3))),
         );
         vec![
-            set(reps, i(0)).with_note(
-                "Revolve's advance rule (Griewank & Walther, ACM TOMS 2000): reps is the smallest with C(ds + reps, ds) >= m",
-            ),
+            set(reps, i(0)).with_note(Note::RevolveAdvanceRule),
             set(range, i(1)),
-            Stmt::new(StmtKind::Loop(Loop { id: LoopId::NEW, var: q, start: i(1), stop: m.clone(), step: i(1), body: vec![grow] }), span),
+            Stmt::new(
+                StmtKind::Loop(Loop {
+                    id: LoopId::NEW,
+                    var: q,
+                    start: i(1),
+                    stop: m.clone(),
+                    step: i(1),
+                    body: vec![grow],
+                }),
+                span,
+            ),
             set(b1, div(rg.mul(r.clone()), ds.clone().add(r.clone()))),
             set(
                 b2,
@@ -637,12 +641,13 @@ impl Ad<'_> {
         // Forward sweep.
         let mut fwd: Block = snaps.iter().map(|sn| self.snapshot_copy(sn, &Expr::int(0), true, span)).collect();
         if let Some(first) = fwd.first_mut() {
-            first.note = Some(format!("checkpoint: the state of loop `{tname}` before its first step"));
+            first.note = Some(Note::CheckpointFirstStep { counter: tname.clone() });
         }
         fwd.splice(0..0, save_entry);
-        fwd.push(Stmt { kind: StmtKind::Loop(l.clone()), ..s.clone() }.with_note(format!(
-            "checkpointed on a binomial schedule ({c} snapshots): runs untaped, the reverse sweep runs it again"
-        )));
+        fwd.push(
+            Stmt { kind: StmtKind::Loop(l.clone()), ..s.clone() }
+                .with_note(Note::CheckpointedBinomial { snapshots: c }),
+        );
 
         // The taped step: one iteration, one tape slot.
         let one = Loop {
@@ -663,7 +668,7 @@ impl Ad<'_> {
         let (fb, rb) = self.rev_body_in(l, live, frame)?;
 
         // Advance from the restored snapshot to step `turn`, snapshotting on the way.
-        let mut shot: Block = vec![set(top, v(top).add(Expr::int(1))).with_note("a free snapshot: take it here")];
+        let mut shot: Block = vec![set(top, v(top).add(Expr::int(1))).with_note(Note::FreeSnapshot)];
         shot.push(Stmt::assign(Place::element(at, vec![v(top)]), cnt.clone(), span));
         shot.extend(snaps.iter().map(|sn| self.snapshot_copy(sn, &v(top), true, span)).collect::<Vec<_>>());
         let free = Expr::binary(
@@ -674,10 +679,7 @@ impl Ad<'_> {
         let mut due = vec![Stmt::new(StmtKind::If { cond: free, then_body: shot, else_body: Vec::new() }, span)];
         let left = self.int_var(&format!("{tname}_left"), VarRole::Temp, span);
         let ds = self.int_var(&format!("{tname}_ds"), VarRole::Temp, span);
-        due.push(
-            set(left, v(turn).add(Expr::int(1)).sub(cnt.clone()))
-                .with_note("steps from here to the turn, and snapshots for them (this one included)"),
-        );
+        due.push(set(left, v(turn).add(Expr::int(1)).sub(cnt.clone())).with_note(Note::StepsToTurn));
         due.push(set(ds, Expr::int(ci).sub(v(top))));
         due.extend(self.revolve_advance(&tname, cnt.clone(), v(left), v(ds), next, span));
         let mut abody = vec![Stmt::new(
@@ -696,16 +698,16 @@ impl Ad<'_> {
             }),
             span,
         )
-        .with_note(format!("advance untaped from the snapshot to step `{}`", self.name(turn)));
+        .with_note(Note::AdvanceToStep { step: self.name(turn) });
 
         let mut body: Block = snaps.iter().map(|sn| self.snapshot_copy(sn, &v(top), false, span)).collect();
         if let Some(first) = body.first_mut() {
-            first.note = Some("checkpoint: back to the state of the latest snapshot".into());
+            first.note = Some(Note::CheckpointLatestSnapshot);
         }
         body.push(set(capo, at_top.clone()));
         body.push(set(next, v(capo)));
         body.push(advance);
-        body.extend(self.retaped(&one, fb, rb, "the step again, taped", span)?);
+        body.extend(self.retaped(&one, fb, rb, Note::StepRetaped, span)?);
         body.push(
             Stmt::new(
                 StmtKind::If {
@@ -715,12 +717,12 @@ impl Ad<'_> {
                 },
                 span,
             )
-            .with_note("the snapshot at this step is no longer needed"),
+            .with_note(Note::SnapshotDone),
         );
         let rev = countdown(turn, n, body, span)
-            .with_note(format!("loop `{tname}`{line} reversed step by step, last first, on Revolve's schedule"));
+            .with_note(Note::ReversedByRevolve { counter: tname.clone(), line: Line::from(span) });
         let start = vec![
-            set(top, Expr::int(0)).with_note("the one snapshot so far: the state before step 0"),
+            set(top, Expr::int(0)).with_note(Note::FirstSnapshot),
             Stmt::assign(Place::element(at, vec![Expr::int(0)]), Expr::int(0), span),
         ];
         Ok((fwd, start.into_iter().chain([rev]).chain(restore_entry).collect()))

@@ -41,7 +41,7 @@
 //! The sum's order changes (a vector reduction adds partial sums), as with every
 //! `simd reduction` adjc emits; NumPy's own sums are pairwise, never left to right.
 
-use adjc_ir::{AccOp, BinOp, Block, Expr, Function, Loop, Place, Stmt, StmtKind, Type, VarRole};
+use adjc_ir::{AccOp, BinOp, Block, Expr, Function, Loop, Note, Place, Stmt, StmtKind, Type, VarRole};
 
 /// `f` with every qualifying loop's element sum accumulated in a local (module docs).
 pub fn sum_in_locals(f: &Function) -> Function {
@@ -89,10 +89,8 @@ fn rewrite_loop(f: &mut Function, s: &Stmt, written_before: bool) -> Option<Vec<
     }
     let name = f.fresh_name(&format!("{}_sum", f.var(target.var).name));
     let local = f.add_var(name, Type::Scalar(elem), VarRole::Temp, f.var(target.var).span);
-    let init = Stmt::assign(Place::scalar(local), Expr::float(0.0, elem), s.span).with_note(format!(
-        "the sum into one element of `{}` is accumulated in a local (a vector reduction)",
-        f.var(target.var).name
-    ));
+    let init = Stmt::assign(Place::scalar(local), Expr::float(0.0, elem), s.span)
+        .with_note(Note::LocalSum { target: f.var(target.var).name.clone() });
     let mut lp = l.clone();
     lp.body = vec![Stmt::new(
         StmtKind::Accumulate { target: Place::scalar(local), op: AccOp::Add, value: value.clone(), shared: false },

@@ -38,7 +38,7 @@
 
 pub use crate::options::{FixedPoint, DEFAULT_MAX_PASSES, DEFAULT_TOL};
 use crate::state::{Ad, R};
-use crate::util::{at_line, block_writes, expr_vars, reads, writes, VarSet};
+use crate::util::{block_writes, expr_vars, reads, writes, VarSet};
 use adjc_ir::*;
 
 impl Ad<'_> {
@@ -66,7 +66,7 @@ impl Ad<'_> {
     /// Forward and reverse code of the `--fixed-point` loop `w` (statement `s`); `live`:
     /// the live set right before it.
     pub(crate) fn rev_fixed_point(&mut self, s: &Stmt, w: &While, live: &VarSet, fp: FixedPoint) -> R<(Block, Block)> {
-        let line = at_line(s.span);
+        let line = Line::from(s.span);
         self.check_fixed_point(w)?;
         let written = block_writes(&w.body);
         let mut fwd = Vec::new();
@@ -89,10 +89,7 @@ impl Ad<'_> {
             fwd.push(save);
             restore_after.push(restore);
         }
-        fwd.push(
-            Stmt { kind: StmtKind::While(w.clone()), ..s.clone() }
-                .with_note(format!("fixed-point loop {}: nothing is taped per trip (--fixed-point)", w.id)),
-        );
+        fwd.push(Stmt { kind: StmtKind::While(w.clone()), ..s.clone() }.with_note(Note::FixedPointLoop { id: w.id }));
         let (fb, rb) = self.rev_body_once(&w.body)?;
         if rb.is_empty() {
             return Ok((fwd, Vec::new()));
@@ -113,9 +110,9 @@ impl Ad<'_> {
         let state: Vec<VarId> = written.iter().copied().filter(|v| self.is_active(*v)).collect();
         let mut rev = fb;
         if let Some(first) = rev.first_mut() {
-            let mine = format!("the body of the fixed-point loop{line} once more, at the converged state");
+            let mine = Note::FixedPointBodyOnce { line };
             first.note = Some(match first.note.take() {
-                Some(n) => format!("{mine}; {n}"),
+                Some(n) => mine.and(n),
                 None => mine,
             });
         }
@@ -166,10 +163,7 @@ impl Ad<'_> {
         };
         let mut m0 = measure(self, norm0);
         if let Some(st) = m0.first_mut() {
-            st.note = Some(format!(
-                "adjoint fixed point w = x_b + (dg/dx)^T w of loop {}: w = sum_k ((dg/dx)^T)^k x_b, summed until a term's largest element is below {} of x_b's",
-                w.id, fp.tol
-            ));
+            st.note = Some(Note::FixedPointSeries { id: w.id, tol: fp.tol });
         }
         rev.extend(m0);
         for (_, sum) in &sums {
@@ -196,7 +190,7 @@ impl Ad<'_> {
         );
         rev.push(
             Stmt::new(StmtKind::While(While { id: LoopId::NEW, cond, body }), s.span)
-                .with_note(format!("terms of the series (phase 1), at most {} passes", fp.max_passes)),
+                .with_note(Note::SeriesTerms { max_passes: fp.max_passes }),
         );
         // Passes exhausted before the terms became small: the sum is not the fixed point.
         rev.push(
@@ -208,7 +202,7 @@ impl Ad<'_> {
                 },
                 s.span,
             )
-            .with_note(format!("no convergence in {} passes: ADJC_ERR_CONVERGE", fp.max_passes)),
+            .with_note(Note::NoConvergence { max_passes: fp.max_passes }),
         );
         // Phase 2: w = the sum; p_b += P^T w by the whole adjoint body once.
         let mut w_is_sum = Vec::new();
@@ -216,16 +210,15 @@ impl Ad<'_> {
             w_is_sum.push(self.add_into(*vb, *sum, s.span));
         }
         if let Some(st) = w_is_sum.first_mut() {
-            st.note = Some("w: the last term plus the sum of the others".into());
+            st.note = Some(Note::SeriesSum);
         }
         rev.extend(w_is_sum);
         let mut last = reset;
         last.extend(rb);
         if let Some(st) = last.first_mut() {
-            let mine = "the adjoint body once with w (phase 2): adds (dg/dp)^T w to the parameters' adjoints";
             st.note = Some(match st.note.take() {
-                Some(n) => format!("{mine}; {n}"),
-                None => mine.to_string(),
+                Some(n) => Note::AdjointBodyWithSum.and(n),
+                None => Note::AdjointBodyWithSum,
             });
         }
         rev.extend(last);
@@ -235,7 +228,7 @@ impl Ad<'_> {
             zero.push(self.fill(*vb, None, s.span));
         }
         if let Some(st) = zero.first_mut() {
-            st.note = Some("the fixed point does not depend on the initial state: its adjoint is zero".into());
+            st.note = Some(Note::FixedPointIndependent);
         }
         rev.extend(zero);
         rev.extend(restore_after);

@@ -63,10 +63,7 @@ fn fuse_body(body: &mut Block) {
         fused = true;
     }
     if fused && fwd.is_empty() {
-        body[fi].note = Some(
-            "every forward map is fused into the reverse sweep, which computes the forward values in the same pass"
-                .into(),
-        );
+        body[fi].note = Some(Note::FusedSweeps);
     }
     put_section(&mut body[fi], fwd);
     put_section(&mut body[ri], rev);
@@ -136,11 +133,10 @@ fn fuse_into(f: Stmt, r: &mut Stmt) {
     }
     body.append(&mut rm.body);
     rm.body = body;
-    let note = "forward and adjoint in one pass (fused)";
     r.note = Some(match r.note.take() {
-        Some(n) if n.contains(note) => n,
-        Some(n) => format!("{n}; {note}"),
-        None => note.to_string(),
+        Some(n) if n.contains(&Note::Fused) => n,
+        Some(n) => n.and(Note::Fused),
+        None => Note::Fused,
     });
 }
 

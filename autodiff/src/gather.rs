@@ -365,7 +365,7 @@ pub(crate) fn lower(
     dims: &[MapDim],
     g: &Gather,
     zero: Option<&Zero>,
-    note: Option<String>,
+    note: Option<Note>,
 ) -> Vec<Stmt> {
     let axes = axes(g, dims);
     let name = f.var(g.target).name.clone();
@@ -482,17 +482,10 @@ pub(crate) fn lower(
         };
         let mut s = Stmt::new(kind, g.span);
         s.note = Some(if interior {
-            let fused =
-                if zero.is_some() { "; the zeroing of it just before is fused in (= where it zeroed)" } else { "" };
-            let own = format!(
-                "gather form of this statement's adjoint into {name}: each iteration sums the terms that land on its own element (one pass, no atomics){fused}"
-            );
-            match out.is_empty().then_some(note.clone()).flatten() {
-                Some(n) => format!("{n}; {own}"),
-                None => own,
-            }
+            let own = Note::Gather { target: name.clone(), fused_zero: zero.is_some() };
+            Note::after(out.is_empty().then_some(note.clone()).flatten(), own)
         } else {
-            format!("boundary of the gather into {name}: only the terms that exist there")
+            Note::GatherBoundary { target: name.clone() }
         });
         out.push(s);
     }

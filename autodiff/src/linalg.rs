@@ -73,7 +73,7 @@ impl Ad<'_> {
                 rev.push(Stmt::new(StmtKind::Alloc(t), span));
                 rev.push(
                     call(LibOp::Solve, t, tw.clone(), vec![(a, va.t()), (ob, vo.clone())], 1.0, 0.0)
-                        .with_note(format!("adjoint of solve: {oname}_b_solved = {aname}⁻ᵀ {oname}_b")),
+                        .with_note(Note::SolveSeed { out: oname.clone(), matrix: aname.clone() }),
                 );
                 if self.is_active(b) {
                     let bb = self.adj_of(b);
@@ -87,8 +87,7 @@ impl Ad<'_> {
                         .map(|(i, e)| MapDim { var: *i, start: Expr::int(0), stop: e.clone() })
                         .collect();
                     rev.push(
-                        Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), span)
-                            .with_note("adjoint of solve: the right-hand side"),
+                        Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), span).with_note(Note::SolveRhs),
                     );
                 }
                 if self.is_active(a) {
@@ -98,14 +97,14 @@ impl Ad<'_> {
                     rev.push(Stmt::new(StmtKind::Alloc(x), span));
                     rev.push(
                         call(LibOp::Solve, x, xw.clone(), vec![(a, va.clone()), (b, vb.clone())], 1.0, 0.0)
-                            .with_note(format!("adjoint of solve: {oname} solved again")),
+                            .with_note(Note::SolveAgain { out: oname.clone() }),
                     );
                     let update = if vo.rank() == 1 {
                         call(LibOp::Ger, ab, va.clone(), vec![(t, tw.clone()), (x, xw)], -1.0, 1.0)
                     } else {
                         call(LibOp::Gemm, ab, va.clone(), vec![(t, tw.clone()), (x, xw.t())], -1.0, 1.0)
                     };
-                    rev.push(update.with_note("adjoint of solve: the matrix"));
+                    rev.push(update.with_note(Note::SolveMatrix));
                     rev.push(Stmt::new(StmtKind::Free(x), span));
                 }
                 rev.push(Stmt::new(StmtKind::Free(t), span));
@@ -120,11 +119,11 @@ impl Ad<'_> {
                     rev.push(Stmt::new(StmtKind::Alloc(l), span));
                     rev.push(
                         call(LibOp::Cholesky, l, lw.clone(), vec![(a, va.clone())], 1.0, 0.0)
-                            .with_note(format!("adjoint of cholesky: {oname} factored again")),
+                            .with_note(Note::CholeskyAgain { out: oname.clone() }),
                     );
                     rev.push(
                         call(LibOp::CholeskyAdjoint, ab, va, vec![(l, lw), (ob, vo.clone())], 1.0, 1.0)
-                            .with_note("adjoint of cholesky"),
+                            .with_note(Note::LibraryAdjoint { op: LibOp::Cholesky }),
                     );
                     rev.push(Stmt::new(StmtKind::Free(l), span));
                 }

@@ -26,7 +26,7 @@
 use crate::minmax::Nest;
 use crate::reverse::{Ad, Env, Fail, R};
 use crate::shared::injective;
-use crate::util::{at_line, block_writes, expr_vars, reads, same_index, write_places, writes, zero, VarSet};
+use crate::util::{block_writes, expr_vars, reads, same_index, write_places, writes, zero, VarSet};
 use adjc_ir::*;
 use std::collections::BTreeMap;
 
@@ -74,7 +74,7 @@ pub(crate) fn sequentialize(s: &Stmt) -> Stmt {
         )]
     });
     match nest.into_iter().next() {
-        Some(l) => l.with_note("run sequentially: its adjoint needs values saved in every iteration"),
+        Some(l) => l.with_note(Note::RunSequentially),
         None => s.clone(),
     }
 }
@@ -362,8 +362,8 @@ impl Ad<'_> {
         let what = self.place_str(place);
         let t = self.temp(&format!("{}_save", self.name(place.var)), ty, true);
         let save = Stmt::assign(Place::scalar(t), place.to_expr(ty), span)
-            .with_note(format!("iteration-private copy of {what}: the statement{} overwrites it", at_line(span)));
-        let restore = Stmt::assign(place.clone(), Expr::var(t, ty), span).with_note(format!("restore {what}"));
+            .with_note(Note::PrivateCopy { what: what.clone(), line: span.into() });
+        let restore = Stmt::assign(place.clone(), Expr::var(t, ty), span).with_note(Note::Restore { what });
         if !self.private.contains(&place.var) {
             self.clobber(place.var);
         }
@@ -389,7 +389,7 @@ impl Ad<'_> {
                         c.push(save);
                         r.push(restore);
                     }
-                    c.push(s.clone().with_note("recomputed"));
+                    c.push(s.clone().with_note(Note::Recomputed));
                     if !self.private.contains(&target.var) {
                         self.clobber(target.var);
                     }
@@ -405,10 +405,7 @@ impl Ad<'_> {
                     cond.clone()
                 } else {
                     let d = self.temp("branch", Scalar::Bool, true);
-                    c.push(
-                        Stmt::assign(Place::scalar(d), cond.clone(), s.span)
-                            .with_note("recomputed: which branch this iteration took"),
-                    );
+                    c.push(Stmt::assign(Place::scalar(d), cond.clone(), s.span).with_note(Note::RecomputedBranch));
                     Expr::var(d, Scalar::Bool)
                 };
                 let (tc, tr) = self.gen_block(pt, seen, ctx, false)?;
@@ -449,7 +446,7 @@ impl Ad<'_> {
                         c.push(save);
                         r.push(restore);
                     }
-                    c.push(s.clone().with_note("recomputed"));
+                    c.push(s.clone().with_note(Note::Recomputed));
                     let shared: Vec<VarId> = inner_written.into_iter().filter(|v| !self.private.contains(v)).collect();
                     for v in shared {
                         self.clobber(v);
@@ -507,11 +504,11 @@ impl Ad<'_> {
         let x = nest.target.var;
         let ty = self.elem(x);
         let fin = self.temp(&format!("{}_fin", self.name(x)), ty, true);
-        let read_fin = Stmt::assign(Place::scalar(fin), nest.target.to_expr(ty), s.span).with_note(format!(
-            "the {} the loop{} computed",
-            crate::minmax::opname(nest.op),
-            at_line(s.span)
-        ));
+        let read_fin =
+            Stmt::assign(Place::scalar(fin), nest.target.to_expr(ty), s.span).with_note(Note::ExtremumValue {
+                op: crate::minmax::opname(nest.op).to_string(),
+                by: Reducer::Loop(s.span.into()),
+            });
         let early =
             !ps.keep && ctx.owned.contains(&x) && !ctx.undo.contains(&x) && later.is_some_and(|w| !w.contains(&x));
         let mut c = Vec::new();
@@ -521,7 +518,7 @@ impl Ad<'_> {
         } else {
             let (save, restore) = self.private_copy(nest.target, s.span);
             c.push(save);
-            c.push(s.clone().with_note("recomputed"));
+            c.push(s.clone().with_note(Note::Recomputed));
             if !self.private.contains(&x) {
                 self.clobber(x);
             }
@@ -645,7 +642,7 @@ impl Ad<'_> {
         let opname = if op == AccOp::Max { "maximum" } else { "minimum" };
         rev.push(
             Stmt::assign(Place::scalar(fin), Expr::var(mvar, ty), s.span)
-                .with_note(format!("the {opname} the map computed")),
+                .with_note(Note::ExtremumValue { op: opname.to_string(), by: Reducer::Map }),
         );
         rev.push(pop);
         let seed = Expr::var(mb, ty);
@@ -680,7 +677,7 @@ impl Ad<'_> {
                 }),
                 s.span,
             )
-            .with_note(format!("first iteration (row-major) that reached the {opname}"));
+            .with_note(Note::FirstWinner { op: opname.to_string(), row_major: true });
             let vars = crate::shared::iterating_vars(&m.dims);
             let mut body = vec![Stmt::new(
                 StmtKind::If {
@@ -705,9 +702,7 @@ impl Ad<'_> {
                 },
                 s.span,
             )
-            .with_note(format!(
-                "the adjoint goes to the map's values unless the value before the map was already the {opname}"
-            )),
+            .with_note(Note::AdjointToMapValues { op: opname.to_string() }),
         );
         (fwd, rev)
     }

@@ -67,7 +67,7 @@ impl Ad<'_> {
         let ty = self.elem(nest.target.var);
         let fin = self.temp(&format!("{}_fin", self.name(nest.target.var)), ty, false);
         let mut rev = vec![Stmt::assign(Place::scalar(fin), nest.target.to_expr(ty), s.span)
-            .with_note(format!("the {} the loop computed", opname(nest.op)))];
+            .with_note(Note::ExtremumValue { op: opname(nest.op).to_string(), by: Reducer::Loop(Line(0)) })];
         rev.push(pop);
         rev.push(self.minmax_adjoint(&nest, fin, false)?);
         Ok(Some((vec![push, s.clone()], rev)))
@@ -121,7 +121,7 @@ impl Ad<'_> {
                 Stmt::assign(Place::scalar(*w), start, span)
             })
             .collect();
-        then_body.push(search.with_note(format!("the first iteration that reached the {opn}")));
+        then_body.push(search.with_note(Note::FirstWinner { op: opn.to_string(), row_major: false }));
         let pb = Place::element(self.adj_of(nest.target.var), nest.target.index.clone());
         let seed = pb.to_expr(ty);
         let at_win = |e: &Expr| {
@@ -133,9 +133,8 @@ impl Ad<'_> {
             then_body.push(self.contribution(&p, &seed, span));
         }
         then_body.push(Stmt::assign(pb, Expr::float(0.0, ty), span));
-        Ok(Stmt::new(StmtKind::If { cond, then_body, else_body: Vec::new() }, span).with_note(format!(
-            "the adjoint goes to the winning value unless the value before the loop was already the {opn}"
-        )))
+        Ok(Stmt::new(StmtKind::If { cond, then_body, else_body: Vec::new() }, span)
+            .with_note(Note::AdjointToWinner { op: opn.to_string() }))
     }
 
     /// Primal variables the reduction's reverse code reads.

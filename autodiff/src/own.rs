@@ -39,9 +39,6 @@ use crate::shared::unit_affine;
 use crate::util::{same_index, VarSet};
 use adjc_ir::*;
 
-const WHY: &str =
-    "reordered so that every iteration of the parallel loops owns the elements it accumulates into (no atomics)";
-
 /// A statement of the nest other than a loop, with its enclosing loops (outermost first)
 /// and its position in program order.
 struct Leaf<'a> {
@@ -191,7 +188,7 @@ pub(crate) fn reorder(f: &mut Function, s: &Stmt) -> Option<Vec<Stmt>> {
     for (l, own) in plans {
         let mut st = owner_nest(f, l, &own);
         if out.is_empty() {
-            st.note = Some(WHY.to_string());
+            st.note = Some(Note::OwnedReorder);
         }
         out.push(st);
     }

@@ -33,8 +33,8 @@
 use adjc_ir::eval::eval_int;
 use adjc_ir::proc::affine::Affine;
 use adjc_ir::{
-    walk_stmts, written_vars, AccOp, BinOp, Block, Expr, ExprKind, Function, Loop, Map, MapDim, Scalar, Stmt, StmtKind,
-    Type, VarId, VarRole,
+    walk_stmts, written_vars, AccOp, BinOp, Block, Expr, ExprKind, Function, Loop, Map, MapDim, Note, Scalar, Stmt,
+    StmtKind, Type, VarId, VarRole,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -424,16 +424,9 @@ mod rewrite {
         }
     }
 
-    fn note(f: &Function, plan: &Plan, old: Option<&str>) -> String {
-        let mut text = String::from("iterations are independent: runs in parallel");
-        if !plan.shared.is_empty() {
-            let names: Vec<String> = plan.shared.iter().map(|v| format!("`{}`", f.var(*v).name)).collect();
-            text.push_str(&format!(" ({} accumulated across iterations)", names.join(", ")));
-        }
-        match old {
-            Some(o) => format!("{o}; {text}"),
-            None => text,
-        }
+    fn note(f: &Function, plan: &Plan, old: Option<Note>) -> Note {
+        let shared = plan.shared.iter().map(|v| f.var(*v).name.clone()).collect();
+        Note::after(old, Note::Parallel { shared })
     }
 
     /// The map replacing loop statement `s` according to `plan`.
@@ -460,7 +453,7 @@ mod rewrite {
                 MapDim { var: k, start: Expr::int(0), stop: trip_count(&l.start, &l.stop, step) }
             }
         };
-        let note = note(f, &plan, s.note.as_deref());
+        let note = note(f, &plan, s.note.clone());
         Stmt {
             kind: StmtKind::Map(Map { id: adjc_ir::MapId::NEW, dims: vec![dim], body }),
             span: s.span,

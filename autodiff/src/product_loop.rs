@@ -236,14 +236,19 @@ fn build(f: &mut Function, body: &mut Block, p: Product, span: Span) -> (VarId, 
     let read = adjc_ir::print::view_str(f, g, &window);
     let call = if upper_only(&p) {
         let blocks = upper_blocks(f, gemm, &ydim, free, span);
-        Stmt::new(StmtKind::Loop(blocks), span).with_note(format!(
-            "the loop's matrix-vector products, as products before it: {name} = {form}, its upper triangle \
-             only, in blocks of {UPPER_BLOCK} rows (each iteration's product is {read}, on or right of the diagonal)"
-        ))
+        Stmt::new(StmtKind::Loop(blocks), span).with_note(Note::LoopProducts {
+            name: name.to_string(),
+            form: form.to_string(),
+            read: read.to_string(),
+            upper_block: Some(UPPER_BLOCK),
+        })
     } else {
-        Stmt::new(StmtKind::Call(gemm), span).with_note(format!(
-            "the loop's matrix-vector products, as one product before it: {name} = {form}; each iteration's product is {read}"
-        ))
+        Stmt::new(StmtKind::Call(gemm), span).with_note(Note::LoopProducts {
+            name: name.to_string(),
+            form: form.to_string(),
+            read: read.to_string(),
+            upper_block: None,
+        })
     };
     // In the loop: out[o(q)] = α G[g, c0 + q] (+ β out[o(q)]).
     let placeholder = Stmt::new(StmtKind::Section { title: String::new(), body: Vec::new() }, Span::NONE);

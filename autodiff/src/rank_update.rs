@@ -278,12 +278,6 @@ fn merge(f: &mut Function, region: &Region, run: Block) -> Stmt {
         Layout::ColMajor => vec![dim(1), dim(0)],
     };
     let gers = run.iter().filter(|s| matches!(s.kind, StmtKind::Call(_))).count();
-    let note = format!(
-        "{} rank-1 update{} of `{}`{} in one pass",
-        gers,
-        if gers == 1 { "" } else { "s" },
-        f.var(region.var).name,
-        if filled { " (from zero)" } else { "" }
-    );
+    let note = Note::RankUpdates { count: gers, var: f.var(region.var).name.clone(), from_zero: filled };
     Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body: vec![body] }), span).with_note(note)
 }

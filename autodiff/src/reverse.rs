@@ -24,7 +24,7 @@
 use crate::deriv::{partials, times, Partial};
 use crate::recompute;
 use crate::report::Recomputed;
-use crate::util::{at_line, block_writes, expr_vars, index_vars, same_index, stmt_mentions, zero, VarSet};
+use crate::util::{block_writes, expr_vars, index_vars, same_index, stmt_mentions, zero, VarSet};
 use adjc_ir::*;
 use std::collections::BTreeMap;
 
@@ -377,7 +377,7 @@ impl<'p> Ad<'p> {
                 }
                 if self.is_reeval(cond) {
                     let rev = Stmt::new(StmtKind::If { cond: cond.clone(), then_body: rt, else_body: re }, s.span)
-                        .with_note("condition evaluated again: its operands are never modified");
+                        .with_note(Note::ConditionAgain);
                     return Ok((vec![plain_if(ft, fe)], vec![rev]));
                 }
                 let (mark_then, mark_else, mut rev, decision) = self.save_branch(s.span);
@@ -501,7 +501,7 @@ impl<'p> Ad<'p> {
         if parts.len() != body.len() {
             return Err(defs[0].1);
         }
-        let is_restore = |t: &Stmt| t.note.as_deref().is_some_and(|n| n.starts_with("restore "));
+        let is_restore = |t: &Stmt| t.note.as_ref().is_some_and(Note::is_restore);
         let leading = |p: &Block| p.iter().take_while(|t| is_restore(t)).count();
         // (W, v) -> R: the restore of `v` by statement W moves up to right before the
         // recomputations at statement R.
@@ -566,10 +566,8 @@ impl<'p> Ad<'p> {
         for &(r, s, a) in placed.iter().rev() {
             let name = self.name(a);
             let line = body[s].span.line;
-            let again = body[s].clone().with_note(format!(
-                "recomputed: `{name}`{} is not taped, it is a cheap map of values the reverse sweep has back here",
-                at_line(body[s].span)
-            ));
+            let again =
+                body[s].clone().with_note(Note::RecomputedCheapMap { name: name.clone(), line: body[s].span.into() });
             // After R's restores and the restores moved up to R, before R's adjoint; maps
             // of the same R in forward order (each was inserted at the same place, last first).
             let at = leading(&parts[r]);
@@ -593,10 +591,10 @@ impl<'p> Ad<'p> {
                 continue;
             }
             let name = self.name(z);
-            out.push(Stmt::assign(target.clone(), value.clone(), t.span).with_note(format!(
-                "recomputed: `{name}`{} is not taped, it depends on nothing the loop changes",
-                at_line(t.span)
-            )));
+            out.push(
+                Stmt::assign(target.clone(), value.clone(), t.span)
+                    .with_note(Note::RecomputedInvariant { name: name.clone(), line: t.span.into() }),
+            );
             self.recomputed.push(Recomputed { var: z, name, line: t.span.line });
         }
         out

@@ -7,7 +7,7 @@
 //! stays in a register, and inside a parallel map a `shared` accumulation into a local
 //! becomes an OpenMP reduction instead of an atomic.
 
-use adjc_ir::{Block, Expr, Function, Intent, Place, Stmt, StmtKind, Type, VarId, VarRole};
+use adjc_ir::{Block, Expr, Function, Intent, Note, Place, Stmt, StmtKind, Type, VarId, VarRole};
 
 /// Rewrites `f` so that every float scalar parameter with intent `out`/`inout` that is
 /// read or written inside a loop or map lives in a local copy during the body.
@@ -29,9 +29,9 @@ pub fn shadow_scalar_outputs(f: &Function) -> Function {
         let mut body = std::mem::take(&mut out.body);
         adjc_ir::proc::access::rename(&mut body, v, local);
         let copy_in = Stmt::assign(Place::scalar(local), Expr::var(v, ty), body.first().map_or(f.span, |s| s.span))
-            .with_note(format!("`{}` is updated in loops: work on a local copy", var.name));
+            .with_note(Note::LocalCopy { var: var.name.clone() });
         let copy_out = Stmt::assign(Place::scalar(v), Expr::var(local, ty), body.last().map_or(f.span, |s| s.span))
-            .with_note(format!("write `{}` back", var.name));
+            .with_note(Note::WriteBack { var: var.name.clone() });
         out.body = std::iter::once(copy_in).chain(body).chain(std::iter::once(copy_out)).collect();
     }
     out

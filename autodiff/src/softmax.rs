@@ -256,13 +256,9 @@ impl Ad<'_> {
                 Stmt::assign(Place::element(yb, row_index(q)), zero(ty), span),
             ]),
         ];
-        let rev = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: sm.rows.clone(), body }), span).with_note(format!(
-            "softmax backward, row by row: {x}_b += {y} * ({y}_b - sum({y} * {y}_b)) with {y} = {e} / {s}; the max subtracted for range contributes nothing",
-            x = self.name(sm.x),
-            y = yname,
-            e = self.name(sm.e),
-            s = self.name(sm.s),
-        ));
+        let rev = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims: sm.rows.clone(), body }), span).with_note(
+            Note::SoftmaxBackward { x: self.name(sm.x), y: yname.clone(), e: self.name(sm.e), s: self.name(sm.s) },
+        );
         Some((stmts.to_vec(), vec![rev]))
     }
 }

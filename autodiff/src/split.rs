@@ -72,11 +72,6 @@ use std::collections::BTreeMap;
 /// update that reads them stays in the shared map instead.
 const CHEAP_NODES: usize = 16;
 
-const WHY: &str = "split so that in each loop every iteration owns the elements it updates (no atomics)";
-
-const WHY_REDUCE: &str =
-    "a broadcast operand's adjoint: a reduction in which every iteration owns its element (no atomics)";
-
 /// Splits every outermost map of `f` whose shared accumulations can be owned by single
 /// iterations (see the module documentation). New maps get fresh index variables; existing
 /// `VarId`s are unchanged.
@@ -130,7 +125,7 @@ fn split_block(f: &mut Function, block: Block, in_loop: bool) -> Block {
 
 /// Appends the statements replacing map `m` to `out`. A zeroing map at the end of `out` may
 /// be taken back and fused into a gather (see [`crate::gather`]).
-fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>, out: &mut Vec<Stmt>) {
+fn split_map(f: &mut Function, m: Map, span: Span, note: Option<Note>, out: &mut Vec<Stmt>) {
     let (gathers, groups, reductions, rest) = {
         let body = Body::new(&m.dims, &m.body);
         let moved: Vec<(usize, Stmt)> =
@@ -172,22 +167,22 @@ fn split_map(f: &mut Function, m: Map, span: Span, note: Option<String>, out: &m
         let n = if out.len() == first { note.take() } else { None };
         out.extend(crate::gather::lower(f, &m.dims, g, zero, n));
     }
-    let mut give_note = |s: &mut Stmt, why: &str, first: bool| {
+    let mut give_note = |s: &mut Stmt, why: Note, first: bool| {
         if first {
-            s.note = Some(note.take().map(|n| format!("{n}; {why}")).unwrap_or_else(|| why.to_string()));
+            s.note = Some(Note::after(note.take(), why));
         }
     };
     for group in groups {
         let line = group.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
         let (dims, body) = fresh_nest(f, &m.dims, group);
         let mut s = Stmt::new(StmtKind::Map(Map { id: MapId::NEW, dims, body }), line);
-        give_note(&mut s, WHY, out.len() == first);
+        give_note(&mut s, Note::OwnedSplit, out.len() == first);
         out.push(s);
     }
     for (updates, own) in reduction_groups(reductions) {
         let line = updates.first().map(|s| s.span).filter(|s| !s.is_none()).unwrap_or(span);
         let mut s = reduction_nest(f, &m.dims, &own, updates, line);
-        give_note(&mut s, WHY_REDUCE, out.len() == first);
+        give_note(&mut s, Note::OwnedReduction, out.len() == first);
         out.push(s);
     }
     if !rest.is_empty() {

@@ -31,7 +31,7 @@ use crate::nest::Axis;
 use crate::report::{TapeInfo, TapeKind};
 use crate::state::Ad;
 pub(crate) use crate::state::Swap;
-use crate::util::{at_line, write_places};
+use crate::util::write_places;
 use adjc_ir::*;
 use std::collections::BTreeMap;
 
@@ -116,21 +116,26 @@ impl Ad<'_> {
         let base = self.name(place.var);
         let (site, elems, exact) = self.site_tape(&base, ty, &[]);
         let kind = self.kind_of(&site);
-        let line = at_line(span);
+        let line = Line::from(span);
         let (save, restore, name) = match &site {
             SiteTape::Slots { tape, index, bounded } => {
                 let t = Place { var: *tape, index: index.clone() };
-                let size = bounded.as_ref().map(|b| format!("; {b}")).unwrap_or_default();
-                let save = Stmt::assign(t.clone(), place.to_expr(ty), span)
-                    .with_note(format!("tape: {what} before the statement{line} overwrites it{size}"));
-                let restore = Stmt::assign(place.clone(), t.to_expr(ty), span).with_note(format!("restore {what}"));
+                let save = Stmt::assign(t.clone(), place.to_expr(ty), span).with_note(Note::Tape {
+                    what: what.clone(),
+                    before: Overwriter::Statement,
+                    line,
+                    bound: bounded.as_ref().map(|b| b.to_string()),
+                });
+                let restore =
+                    Stmt::assign(place.clone(), t.to_expr(ty), span).with_note(Note::Restore { what: what.clone() });
                 (save, restore, self.name(*tape))
             }
             SiteTape::Stack { tape, why } => {
-                let push = Stmt::new(StmtKind::Push { tape: *tape, value: place.to_expr(ty) }, span)
-                    .with_note(format!("stack tape: {why}; saves {what} before the statement{line} overwrites it"));
+                let push = Stmt::new(StmtKind::Push { tape: *tape, value: place.to_expr(ty) }, span).with_note(
+                    Note::StackTape { why: why.clone(), what: what.clone(), before: Overwriter::Statement, line },
+                );
                 let pop = Stmt::new(StmtKind::Pop { tape: *tape, target: place.clone() }, span)
-                    .with_note(format!("restore {what} from its stack tape"));
+                    .with_note(Note::RestoreFromStack { what: what.clone() });
                 (push, pop, self.name(*tape))
             }
         };
@@ -149,24 +154,22 @@ impl Ad<'_> {
     pub fn save_trips(&mut self, trips: VarId, id: adjc_ir::LoopId, span: Span) -> (Stmt, Stmt) {
         let (site, elems, exact) = self.site_tape("trips", Scalar::I64, &[]);
         let kind = self.kind_of(&site);
-        let line = at_line(span);
+        let line = Line::from(span);
         let what = format!("the trip count of `while` loop {id}");
         let place = Place::scalar(trips);
         let (save, restore) = match &site {
             SiteTape::Slots { tape, index, .. } => {
                 let t = Place { var: *tape, index: index.clone() };
                 (
-                    Stmt::assign(t.clone(), place.to_expr(Scalar::I64), span)
-                        .with_note(format!("tape: how many iterations the `while`{line} ran")),
-                    Stmt::assign(place.clone(), t.to_expr(Scalar::I64), span)
-                        .with_note(format!("restore the trip count of the `while`{line}")),
+                    Stmt::assign(t.clone(), place.to_expr(Scalar::I64), span).with_note(Note::TripsTape { line }),
+                    Stmt::assign(place.clone(), t.to_expr(Scalar::I64), span).with_note(Note::TripsRestore { line }),
                 )
             }
             SiteTape::Stack { tape, why } => (
                 Stmt::new(StmtKind::Push { tape: *tape, value: place.to_expr(Scalar::I64) }, span)
-                    .with_note(format!("stack tape: {why}; saves how many iterations the `while`{line} ran")),
+                    .with_note(Note::TripsStackTape { why: why.clone(), line }),
                 Stmt::new(StmtKind::Pop { tape: *tape, target: place.clone() }, span)
-                    .with_note(format!("restore the trip count of the `while`{line}")),
+                    .with_note(Note::TripsRestore { line }),
             ),
         };
         let tape = match site {
@@ -183,12 +186,12 @@ impl Ad<'_> {
     pub fn save_branch(&mut self, span: Span) -> (Stmt, Stmt, Block, Expr) {
         let (site, elems, exact) = self.site_tape("branch", Scalar::Bool, &[]);
         let kind = self.kind_of(&site);
-        let line = at_line(span);
+        let line = Line::from(span);
         let what = "the branch taken".to_string();
         let out = match &site {
             SiteTape::Slots { tape, index, .. } => {
                 let t = Place { var: *tape, index: index.clone() };
-                let note = format!("tape: which branch of the `if`{line} ran");
+                let note = Note::BranchTape { line };
                 (
                     Stmt::assign(t.clone(), Expr::boolean(true), span).with_note(note.clone()),
                     Stmt::assign(t.clone(), Expr::boolean(false), span).with_note(note),
@@ -199,10 +202,10 @@ impl Ad<'_> {
             SiteTape::Stack { tape, why } => {
                 // Pushed at the end of the branch, after everything the branch pushed, so
                 // that the reverse sweep pops it first.
-                let note = format!("stack tape: {why}; saves which branch of the `if`{line} ran");
+                let note = Note::BranchStackTape { why: why.clone(), line };
                 let b = self.temp("branch", Scalar::Bool, false);
                 let pop = Stmt::new(StmtKind::Pop { tape: *tape, target: Place::scalar(b) }, span)
-                    .with_note("the branch the forward sweep took");
+                    .with_note(Note::BranchPopped);
                 (
                     Stmt::new(StmtKind::Push { tape: *tape, value: Expr::boolean(true) }, span).with_note(note.clone()),
                     Stmt::new(StmtKind::Push { tape: *tape, value: Expr::boolean(false) }, span).with_note(note),
@@ -390,7 +393,7 @@ impl Ad<'_> {
         let base = self.name(x);
         let (site, elems, exact) = self.site_tape(&base, ty, &region.axes);
         let kind = self.kind_of(&site);
-        let line = at_line(s.span);
+        let line = Line::from(s.span);
         let copy = |dims: &[MapDim], body: Stmt| {
             if dims.is_empty() {
                 body
@@ -402,11 +405,14 @@ impl Ad<'_> {
             SiteTape::Slots { tape, index, bounded } => {
                 let t = Place { var: *tape, index: index.clone() };
                 let xe = Place::element(x, region.elem.clone());
-                let size = bounded.as_ref().map(|b| format!("; {b}")).unwrap_or_default();
-                let save = copy(&region.dims, Stmt::assign(t.clone(), xe.to_expr(ty), s.span))
-                    .with_note(format!("tape: {what} before the map{line} overwrites it{size}"));
-                let restore =
-                    copy(&region.dims, Stmt::assign(xe, t.to_expr(ty), s.span)).with_note(format!("restore {what}"));
+                let save = copy(&region.dims, Stmt::assign(t.clone(), xe.to_expr(ty), s.span)).with_note(Note::Tape {
+                    what: what.clone(),
+                    before: Overwriter::Map,
+                    line,
+                    bound: bounded.as_ref().map(|b| b.to_string()),
+                });
+                let restore = copy(&region.dims, Stmt::assign(xe, t.to_expr(ty), s.span))
+                    .with_note(Note::Restore { what: what.clone() });
                 (save, restore)
             }
             SiteTape::Stack { tape, why } => {
@@ -427,10 +433,13 @@ impl Ad<'_> {
                         )
                     })
                 };
-                let save = nest(push, false).with_note(format!(
-                    "stack tape: {why}; saves {what} before the map{line} overwrites it (sequential: pushes are ordered)"
-                ));
-                let restore = nest(pop, true).with_note(format!("restore {what} from its stack tape"));
+                let save = nest(push, false).with_note(Note::StackTape {
+                    why: why.clone(),
+                    what: what.clone(),
+                    before: Overwriter::Map,
+                    line,
+                });
+                let restore = nest(pop, true).with_note(Note::RestoreFromStack { what: what.clone() });
                 (save, restore)
             }
         };

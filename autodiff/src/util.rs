@@ -60,11 +60,7 @@ pub(crate) fn call(f: Intrinsic, args: Vec<Expr>) -> Expr {
 
 /// "line 7" for notes, or "" when the statement has no source position.
 pub(crate) fn at_line(span: Span) -> String {
-    if span.is_none() {
-        String::new()
-    } else {
-        format!(" (line {})", span.line)
-    }
+    adjc_ir::Line::from(span).to_string()
 }
 
 /// Counters of loops that nothing outside their own loop mentions (each the counter of one

@@ -102,10 +102,10 @@ impl Ad<'_> {
                 StmtKind::Accumulate { target: count.clone(), op: AccOp::Add, value: Expr::int(1), shared: false },
                 s.span,
             )
-            .with_note("count the iterations for the reverse sweep"),
+            .with_note(Note::CountIterations),
         );
-        let mut fwd = vec![Stmt::assign(count.clone(), Expr::int(0), s.span)
-            .with_note(format!("trip count of the `while` loop{line}"))];
+        let mut fwd =
+            vec![Stmt::assign(count.clone(), Expr::int(0), s.span).with_note(Note::TripCount { line: s.span.into() })];
         fwd.push(Stmt { kind: StmtKind::While(While { id: w.id, cond: w.cond.clone(), body: fb }), ..s.clone() });
         if rb.is_empty() {
             // Nothing to reverse: the counter is dead (kept for a uniform forward sweep).
@@ -132,7 +132,7 @@ impl Ad<'_> {
                 }),
                 s.span,
             )
-            .with_note(format!("the iterations of the `while`{line}, in reverse")),
+            .with_note(Note::WhileReversed { line: s.span.into() }),
         );
         Ok((fwd, rev))
     }

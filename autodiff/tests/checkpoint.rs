@@ -94,7 +94,7 @@ fn count_advances(ad: &adjc_autodiff::Adjoint) -> Function {
     let mut found = 0;
     fn go(b: &mut Block, n: VarId, found: &mut usize) {
         for s in b.iter_mut() {
-            let advance = s.note.as_deref().is_some_and(|t| t.starts_with("advance untaped"));
+            let advance = s.note.as_ref().is_some_and(|n| n.any(|p| matches!(p, Note::AdvanceToStep { .. })));
             if let (true, StmtKind::Loop(l)) = (advance, &mut s.kind) {
                 l.body.insert(0, Stmt::accumulate(Place::scalar(n), Expr::int(1), Span::NONE));
                 *found += 1;

@@ -7,7 +7,7 @@ mod common;
 
 use adjc_autodiff::fuse::fuse_sweeps;
 use adjc_autodiff::{reverse, AdOptions};
-use adjc_ir::{walk_stmts, Block, Function, Intent, Scalar, Span, Stmt, StmtKind};
+use adjc_ir::{walk_stmts, Block, Function, Intent, Note, Scalar, Span, Stmt, StmtKind};
 use common::builder::*;
 use common::check::{assert_rewrite_keeps_results, random_inputs};
 use common::interp::{run, Opts};
@@ -36,7 +36,7 @@ fn forward_maps(f: &Function) -> usize {
 
 fn fused_count(f: &Function) -> usize {
     let mut n = 0;
-    walk_stmts(&f.body, &mut |s| n += s.note.as_deref().is_some_and(|t| t.contains("(fused)")) as usize);
+    walk_stmts(&f.body, &mut |s| n += s.note.as_ref().is_some_and(|t| t.contains(&Note::Fused)) as usize);
     n
 }
 

@@ -7,7 +7,7 @@
 mod common;
 
 use adjc_autodiff::rank_update::merge_rank_updates;
-use adjc_ir::{walk_stmts, Expr, Function, Intent, LibCall, LibOp, Scalar, Span, Stmt, StmtKind, VarId, View};
+use adjc_ir::{walk_stmts, Expr, Function, Intent, LibCall, LibOp, Note, Scalar, Span, Stmt, StmtKind, VarId, View};
 use common::builder::*;
 use common::check::assert_rewrite_keeps_results;
 
@@ -26,7 +26,7 @@ fn gers(f: &Function) -> usize {
 }
 
 fn merged(f: &Function) -> usize {
-    count(f, |s| s.note.as_deref().is_some_and(|t| t.contains("in one pass")))
+    count(f, |s| s.note.as_ref().is_some_and(|n| n.any(|p| matches!(p, Note::RankUpdates { .. }))))
 }
 
 fn ger(out: VarId, out_view: View, x: (VarId, View), y: (VarId, View), alpha: f64) -> Stmt {

@@ -145,12 +145,6 @@ pub fn comment_text(s: &str) -> String {
     out.trim_end().to_string()
 }
 
-/// The note autodiff puts on a library call of an adjoint (`adjoint of gemm`; the call may
-/// be another operation: gemv's adjoint is a ger).
-fn is_library_adjoint_note(note: &str) -> bool {
-    matches!(note.strip_prefix("adjoint of "), Some("gemm" | "gemv" | "ger" | "dot"))
-}
-
 /// `/* ===== forward sweep ===== */`
 pub fn banner(title: &str) -> String {
     format!("/* ===== {} ===== */", comment_text(title))
@@ -296,7 +290,7 @@ impl<'a> Emitter<'a> {
                 }
                 self.line(banner(title));
                 if let Some(note) = &s.note {
-                    self.line(format!("/* {} */", comment_text(note)));
+                    self.line(format!("/* {} */", comment_text(&note.to_string())));
                 }
                 self.block(body, 0, spaced)?;
                 last = 0;
@@ -321,11 +315,7 @@ impl<'a> Emitter<'a> {
                 last = line;
             }
             if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
-                // A library call's adjoint reads as its formula (`x_b += y_b @ A.T`).
-                let note = match &s.kind {
-                    StmtKind::Call(c) if is_library_adjoint_note(note) => crate::formula::formula(self.cx, c),
-                    _ => note.clone(),
-                };
+                let note = crate::note::text(self.cx, s, note);
                 self.line(format!("/* {} */", comment_text(&note)));
             }
             self.stmt(s, last)?;
@@ -555,7 +545,7 @@ impl<'a> Emitter<'a> {
             match piece {
                 crate::slabs::Piece::Call { call, trips, stmt } => {
                     if let Some(note) = &stmt.note {
-                        self.line(format!("/* {} */", comment_text(note)));
+                        self.line(format!("/* {} */", comment_text(&note.to_string())));
                     }
                     let text = crate::blas::call(self.cx, &call, stmt.span, "")?;
                     let cond = format!("if ({} > 0) {{", self.expr(&trips));

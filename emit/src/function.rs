@@ -62,7 +62,7 @@ pub(crate) fn build(
         let (title, end) = match &body[i].kind {
             StmtKind::Section { title, body: inner } => {
                 if let Some(note) = &body[i].note {
-                    em.out.push(format!("    /* {} */", comment_text(note)));
+                    em.out.push(format!("    /* {} */", comment_text(&note.to_string())));
                 }
                 em.block(inner, 0, true)?;
                 (Some(comment_text(title)), i + 1)

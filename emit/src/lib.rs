@@ -23,6 +23,7 @@ mod fortran_wrap;
 mod function;
 mod layout;
 pub mod names;
+mod note;
 mod nowait;
 mod omp;
 mod python_module;

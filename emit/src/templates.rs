@@ -30,18 +30,19 @@ fn internal(e: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::internal(Span::NONE, format!("the C templates did not render: {e}"))
 }
 
-pub(crate) fn environment() -> Result<Environment<'static>, Diagnostic> {
+/// The one environment of every template, built (and every template parsed) on first use.
+pub(crate) fn environment() -> Result<&'static Environment<'static>, Diagnostic> {
+    static ENV: std::sync::OnceLock<Result<Environment<'static>, String>> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| build().map_err(|e| e.to_string())).as_ref().map_err(internal)
+}
+
+fn build() -> Result<Environment<'static>, minijinja::Error> {
     let mut env = Environment::new();
-    let syntax = SyntaxConfig::builder()
-        .trim_blocks(true)
-        .lstrip_blocks(true)
-        .keep_trailing_newline(true)
-        .build()
-        .map_err(internal)?;
+    let syntax = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).keep_trailing_newline(true).build()?;
     env.set_syntax(syntax);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     for (name, source) in TEMPLATES {
-        env.add_template(name, source).map_err(internal)?;
+        env.add_template(name, source)?;
     }
     Ok(env)
 }

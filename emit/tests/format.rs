@@ -147,14 +147,14 @@ fn comments_cannot_be_closed_by_source_text() {
 
 #[test]
 fn unused_parameters_and_unread_locals_are_voided() {
-    let mut b = FnBuilder::new("k");
+    let mut b = B::at("k", sp(1));
     let n = b.size("N");
-    let a = b.array_param("A", Scalar::F64, &[n], Intent::In);
-    let alpha = b.scalar_param("alpha", Scalar::F64, Intent::In);
-    let dead = b.local("dead", Scalar::F64);
+    let a = b.param("A", sized(Scalar::F64, &[n]), Intent::In);
+    let alpha = b.param("alpha", Type::Scalar(Scalar::F64), Intent::In);
+    let dead = b.local("dead", Type::Scalar(Scalar::F64));
     b.push(assign(Place::scalar(dead), fv(alpha), 2));
     let _ = a;
-    let m = module("k.py", "def k(A, alpha):\n    dead = alpha\n", vec![b.finish()]);
+    let m = module("k.py", "def k(A, alpha):\n    dead = alpha\n", vec![b.finish_as_built()]);
     let c = emit(&m, "k").c;
     assert!(c.contains("    (void)N;\n    (void)A;\n    double dead = 0.0;\n    (void)dead;\n"), "{c}");
 }

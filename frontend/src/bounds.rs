@@ -232,7 +232,7 @@ fn wraps_in(b: &Block) -> Vec<Expr> {
 /// At most this many thresholds per loop (each adds a copy of the loop body).
 const MAX_CUTS: usize = 4;
 
-fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) -> Vec<Stmt> {
+fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<Note>) -> Vec<Stmt> {
     let step = l.step.as_int();
     let inner = bound_vars(&l.body);
     let mut cuts: Vec<Expr> = Vec::new();
@@ -328,14 +328,7 @@ fn peel_loop(f: &mut Function, mut l: Loop, span: Span, note: Option<String>) ->
             if step == Some(1) { (a, b) } else { (sym::canon(&b.sub(Expr::int(1))), sym::canon(&a.sub(Expr::int(1)))) };
         let lp = Loop { id: LoopId::NEW, var, start, stop, step: l.step.clone(), body };
         let mut s = Stmt::new(StmtKind::Loop(lp), span);
-        s.note = if pieces > 1 {
-            Some(format!(
-                "part {} of {pieces} of this loop: it is split where a computed index changes sign (NumPy counts negative indices from the end)",
-                j + 1
-            ))
-        } else {
-            note.clone()
-        };
+        s.note = if pieces > 1 { Some(Note::NegativeIndexPart { part: j + 1, of: pieces }) } else { note.clone() };
         out.push(s);
     }
     out

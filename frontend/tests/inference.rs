@@ -236,3 +236,31 @@ def kernel(n, m, x, y):
     let (sig, _) = signature(src, &Default::default());
     assert_eq!(sig, "n: i64 in, m: i64 in, x: f64[n, m] in, y: f64[n, m] inout");
 }
+
+/// A scalar whose first assignment is narrower than a later one gets the wider type for the
+/// whole function (as a C local has one type): a plain assignment, a `+=` and an early
+/// `return` each widen it, and the function lowers without error.
+#[test]
+fn scalars_widen_to_their_widest_assignment() {
+    let src = "
+def widen(x, N: int):
+    k = 0
+    s = 0
+    for i in range(N):
+        k = x[i] * 2.0
+        s += x[i]
+    if N > 3:
+        return 1
+    return s + k
+";
+    let m = lower(src);
+    let f = &m.functions[0];
+    let ty_of = |name: &str| {
+        let v = f.vars.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no variable {name}"));
+        v.ty.clone()
+    };
+    assert_eq!(ty_of("k"), Type::Scalar(Scalar::F64));
+    assert_eq!(ty_of("s"), Type::Scalar(Scalar::F64));
+    let ret = f.vars.iter().find(|v| v.role == VarRole::Return).expect("a returned scalar");
+    assert_eq!(ret.ty, Type::Scalar(Scalar::F64));
+}

@@ -12,6 +12,8 @@
 //! source text so that later stages can quote source lines in comments. Nothing in the IR
 //! knows which language it came from: Python slices, NumPy broadcasting, Fortran sections
 //! and `do` loops are all lowered to the same element-level statements.
+//! What a statement is for its reader (a tape save, a restore, a recomputation, ...) is
+//! its [`Note`] ([`note`]): data, worded in one place and printed by both printers.
 //!
 //! ## Central types
 //!
@@ -143,6 +145,7 @@
 
 pub mod diag;
 pub mod eval;
+pub mod note;
 pub mod print;
 pub mod proc;
 #[cfg(feature = "testing")]
@@ -151,6 +154,7 @@ pub mod validate;
 mod visit;
 
 pub use diag::Diagnostic;
+pub use note::{Line, Note, Overwriter, Reducer};
 pub use proc::access::{read_vars, written_vars};
 pub use visit::*;
 
@@ -1129,15 +1133,16 @@ impl Failure {
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
-    /// An explanatory remark for readers of the generated code ("recomputed", "tape of A").
-    pub note: Option<String>,
+    /// An explanatory remark for readers of the generated code (a tape save, a restore, a
+    /// recomputation, ...): what the statement is, worded by [`Note`]'s `Display`.
+    pub note: Option<Note>,
 }
 
 impl Stmt {
     pub fn new(kind: StmtKind, span: Span) -> Stmt {
         Stmt { kind, span, note: None }
     }
-    pub fn with_note(mut self, note: impl Into<String>) -> Stmt {
+    pub fn with_note(mut self, note: impl Into<Note>) -> Stmt {
         self.note = Some(note.into());
         self
     }

@@ -6,7 +6,7 @@
 use super::sweeps::{placeable, temps, Sweeps};
 use super::PlanError::{self, Internal};
 use crate::util::stmt_mentions;
-use adjc_ir::{Block, Function, Stmt, StmtKind, VarId};
+use adjc_ir::{Block, Function, Note, Stmt, StmtKind, VarId};
 use std::collections::BTreeSet;
 
 /// The body of `f` under the plan that recomputes the candidates named in `recompute`.
@@ -36,10 +36,7 @@ pub fn apply(f: &Function, recompute: &BTreeSet<String>) -> Result<Block, PlanEr
         let name = &f.var(t.var).name;
         let mut block: Block = t.defs.iter().map(|&d| fwd[d].clone()).collect();
         let line = block[0].span.line;
-        block[0].note = Some(format!(
-            "recomputed: `{name}` (line {line}) is freed after its last forward use and computed again here, \
-             right before the reverse sweep reads it, to keep the adjoint under its memory limit"
-        ));
+        block[0].note = Some(Note::RecomputedUnderLimit { name: name.clone(), line });
         let at = t.first_rev - n;
         rev.splice(at..at, block);
     }

@@ -1,4 +1,5 @@
-//! Hand-built IR for the emitter's tests: a small builder and the sample kernels.
+//! Hand-built IR for the emitter's tests: the sample kernels, built with the shared test
+//! builder, and helpers that give statements their source lines.
 #![allow(dead_code)]
 
 use adjc_emit::{emit_c, CFiles, EmitOptions};
@@ -20,77 +21,14 @@ pub fn f32c(v: f64) -> Expr {
     Expr::float(v, Scalar::F32)
 }
 
-/// Builds one function, keeping the IR's conventions (sizes first, then source params).
-pub struct FnBuilder {
-    pub f: Function,
-}
+/// The one IR builder of the tests (`adjc_ir::testing::builder`): emit's samples give each
+/// statement its source line (the C quotes it), so they use `B::at`, `push` and
+/// `finish_as_built`.
+pub use adjc_ir::testing::builder::B;
 
-impl FnBuilder {
-    pub fn new(name: &str) -> FnBuilder {
-        FnBuilder { f: Function::empty(name, sp(1)) }
-    }
-
-    fn param(&mut self, v: VarId, intent: Intent, doc: &str) {
-        self.f.params.push(Param { var: v, intent, doc: doc.into() });
-    }
-
-    /// A size parameter (`N`), i64, intent in.
-    pub fn size(&mut self, name: &str) -> VarId {
-        let v = self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Size, Span::NONE);
-        self.param(v, Intent::In, "");
-        v
-    }
-
-    pub fn scalar_param(&mut self, name: &str, s: Scalar, intent: Intent) -> VarId {
-        let v = self.f.add_var(name, Type::Scalar(s), VarRole::Param, Span::NONE);
-        self.param(v, intent, "");
-        v
-    }
-
-    pub fn ret(&mut self, name: &str, s: Scalar) -> VarId {
-        let v = self.f.add_var(name, Type::Scalar(s), VarRole::Return, Span::NONE);
-        self.param(v, Intent::Out, "the returned value");
-        v
-    }
-
-    /// A zero-based row-major array parameter with extents given by size vars.
-    pub fn array_param(&mut self, name: &str, elem: Scalar, extents: &[VarId], intent: Intent) -> VarId {
-        let ty = array_ty(elem, extents.iter().map(|v| Expr::var(*v, Scalar::I64)).collect());
-        let v = self.f.add_var(name, ty, VarRole::Param, Span::NONE);
-        self.param(v, intent, "");
-        v
-    }
-
-    pub fn array_param_ty(&mut self, name: &str, ty: Type, role: VarRole, intent: Intent, doc: &str) -> VarId {
-        let v = self.f.add_var(name, ty, role, Span::NONE);
-        self.param(v, intent, doc);
-        v
-    }
-
-    pub fn local(&mut self, name: &str, s: Scalar) -> VarId {
-        self.f.add_var(name, Type::Scalar(s), VarRole::Local, Span::NONE)
-    }
-
-    pub fn var(&mut self, name: &str, ty: Type, role: VarRole) -> VarId {
-        self.f.add_var(name, ty, role, Span::NONE)
-    }
-
-    pub fn index(&mut self, name: &str) -> VarId {
-        self.f.add_var(name, Type::Scalar(Scalar::I64), VarRole::Index, Span::NONE)
-    }
-
-    pub fn push(&mut self, s: Stmt) {
-        self.f.body.push(s);
-    }
-
-    /// Numbers loops and maps in program order (as a frontend does) and validates.
-    pub fn finish(mut self) -> Function {
-        adjc_ir::proc::ids::settle(&mut self.f.body);
-        if let Err(e) = validate::validate(&self.f) {
-            panic!("test IR is invalid: {e}");
-        }
-        self.f
-    }
+/// A zero-based row-major array whose extents are the size variables `sizes`.
+pub fn sized(elem: Scalar, sizes: &[VarId]) -> Type {
+    array_ty(elem, sizes.iter().map(|v| Expr::var(*v, Scalar::I64)).collect())
 }
 
 pub fn array_ty(elem: Scalar, extents: Vec<Expr>) -> Type {
@@ -168,11 +106,11 @@ def jacobi_1d(TSTEPS, A, B):
 
 /// PolyBench jacobi_1d: a time loop around two 3-point stencil maps.
 pub fn jacobi_1d() -> Module {
-    let mut b = FnBuilder::new("jacobi_1d");
+    let mut b = B::at("jacobi_1d", sp(1));
     let n = b.size("N");
-    let tsteps = b.scalar_param("TSTEPS", Scalar::I64, Intent::In);
-    let a = b.array_param("A", Scalar::F64, &[n], Intent::InOut);
-    let bb = b.array_param("B", Scalar::F64, &[n], Intent::InOut);
+    let tsteps = b.param("TSTEPS", Type::Scalar(Scalar::I64), Intent::In);
+    let a = b.param("A", sized(Scalar::F64, &[n]), Intent::InOut);
+    let bb = b.param("B", sized(Scalar::F64, &[n]), Intent::InOut);
     let t = b.index("t");
     let i1 = b.index("i");
     let i2 = b.index("i");
@@ -189,7 +127,7 @@ pub fn jacobi_1d() -> Module {
     };
     let body = vec![stencil(a, bb, i1, 5), stencil(bb, a, i2, 6)];
     b.push(range(t, int(1), iv(tsteps), int(1), body, 4));
-    module("examples/python/jacobi_1d.py", JACOBI_1D_PY, vec![b.finish()])
+    module("examples/python/jacobi_1d.py", JACOBI_1D_PY, vec![b.finish_as_built()])
 }
 
 pub const HEAT_2D_PY: &str = "def heat(A, B):
@@ -198,11 +136,11 @@ pub const HEAT_2D_PY: &str = "def heat(A, B):
 
 /// A 2-D five-point stencil (one collapsed map with index macros).
 pub fn heat_2d() -> Module {
-    let mut b = FnBuilder::new("heat");
+    let mut b = B::at("heat", sp(1));
     let n = b.size("N");
     let m = b.size("M");
-    let a = b.array_param("A", Scalar::F64, &[n, m], Intent::In);
-    let bb = b.array_param("B", Scalar::F64, &[n, m], Intent::InOut);
+    let a = b.param("A", sized(Scalar::F64, &[n, m]), Intent::In);
+    let bb = b.param("B", sized(Scalar::F64, &[n, m]), Intent::InOut);
     let i = b.index("i");
     let j = b.index("j");
     let (x, y) = (iv(i), iv(j));
@@ -213,7 +151,7 @@ pub fn heat_2d() -> Module {
         vec![assign(Place::element(bb, vec![x.clone(), y.clone()]), f64c(0.2).mul(sum), 2)],
         2,
     ));
-    module("heat.py", HEAT_2D_PY, vec![b.finish()])
+    module("heat.py", HEAT_2D_PY, vec![b.finish_as_built()])
 }
 
 pub const REDUCE_PY: &str = "def reduce(A, alpha):
@@ -225,13 +163,13 @@ pub const REDUCE_PY: &str = "def reduce(A, alpha):
 /// Full reductions into local scalars (reduction clauses) and a shared accumulation into
 /// an out scalar (atomic), returning a scalar by pointer.
 pub fn reduce() -> Module {
-    let mut b = FnBuilder::new("reduce");
+    let mut b = B::at("reduce", sp(1));
     let n = b.size("N");
-    let a = b.array_param("A", Scalar::F64, &[n], Intent::In);
-    let alpha = b.scalar_param("alpha", Scalar::F64, Intent::In);
-    let ret = b.ret("ret", Scalar::F64);
-    let s = b.local("s", Scalar::F64);
-    let m = b.local("m", Scalar::F64);
+    let a = b.param("A", sized(Scalar::F64, &[n]), Intent::In);
+    let alpha = b.param("alpha", Type::Scalar(Scalar::F64), Intent::In);
+    let ret = b.param_with("ret", Type::Scalar(Scalar::F64), VarRole::Return, Intent::Out, "the returned value");
+    let s = b.local("s", Type::Scalar(Scalar::F64));
+    let m = b.local("m", Type::Scalar(Scalar::F64));
     let i = b.index("i");
     let i2 = b.index("i");
     b.push(assign(Place::scalar(s), f64c(0.0), 2));
@@ -251,7 +189,7 @@ pub fn reduce() -> Module {
         3,
     ));
     b.push(Stmt::accumulate(Place::scalar(ret), fv(s).add(fv(m)), sp(4)));
-    module("reduce.py", REDUCE_PY, vec![b.finish()])
+    module("reduce.py", REDUCE_PY, vec![b.finish_as_built()])
 }
 
 pub const SQUARE_PY: &str = "def kern(TSTEPS, A):
@@ -263,12 +201,12 @@ pub const SQUARE_PY: &str = "def kern(TSTEPS, A):
 /// closed-form tape (an allocated 2-D local array), a reversed loop with step -1, and an
 /// iteration-private scalar inside a map.
 pub fn kern_b() -> Module {
-    let mut b = FnBuilder::new("kern_b");
+    let mut b = B::at("kern_b", sp(1));
     let n = b.size("N");
-    let tsteps = b.scalar_param("TSTEPS", Scalar::I64, Intent::In);
-    let a = b.array_param("A", Scalar::F64, &[n], Intent::InOut);
+    let tsteps = b.param("TSTEPS", Type::Scalar(Scalar::I64), Intent::In);
+    let a = b.param("A", sized(Scalar::F64, &[n]), Intent::InOut);
     let a_ty = b.f.var(a).ty.clone();
-    let a_b = b.array_param_ty(
+    let a_b = b.param_with(
         "A_b",
         a_ty,
         VarRole::Adjoint(a),
@@ -280,7 +218,7 @@ pub fn kern_b() -> Module {
     let i = b.index("i");
     let t2 = b.index("t");
     let i2 = b.index("i");
-    let old = b.local("a", Scalar::F64);
+    let old = b.local("a", Type::Scalar(Scalar::F64));
     let x = iv(i);
     let sin = |e: Expr| Expr::call(Intrinsic::Sin, vec![e], Scalar::F64);
     let cos = |e: Expr| Expr::call(Intrinsic::Cos, vec![e], Scalar::F64);
@@ -330,7 +268,7 @@ pub fn kern_b() -> Module {
     ];
     b.push(section("forward sweep", fwd));
     b.push(section("reverse sweep", rev));
-    module("kern.py", SQUARE_PY, vec![b.finish()])
+    module("kern.py", SQUARE_PY, vec![b.finish_as_built()])
 }
 
 pub const STENCIL_PY: &str = "def smooth(A, B):
@@ -339,13 +277,13 @@ pub const STENCIL_PY: &str = "def smooth(A, B):
 
 /// Adjoint of a stencil: scattered `shared` accumulations into an array (atomics).
 pub fn smooth_b() -> Module {
-    let mut b = FnBuilder::new("smooth_b");
+    let mut b = B::at("smooth_b", sp(1));
     let n = b.size("N");
-    let a = b.array_param("A", Scalar::F64, &[n], Intent::In);
+    let a = b.param("A", sized(Scalar::F64, &[n]), Intent::In);
     let a_ty = b.f.var(a).ty.clone();
-    let a_b = b.array_param_ty("A_b", a_ty.clone(), VarRole::Adjoint(a), Intent::InOut, "incremented by the gradient");
-    let bb = b.array_param("B", Scalar::F64, &[n], Intent::InOut);
-    let b_b = b.array_param_ty("B_b", a_ty, VarRole::Adjoint(bb), Intent::InOut, "seed; zero on exit");
+    let a_b = b.param_with("A_b", a_ty.clone(), VarRole::Adjoint(a), Intent::InOut, "incremented by the gradient");
+    let bb = b.param("B", sized(Scalar::F64, &[n]), Intent::InOut);
+    let b_b = b.param_with("B_b", a_ty, VarRole::Adjoint(bb), Intent::InOut, "seed; zero on exit");
     let i = b.index("i");
     let i2 = b.index("i");
     let x = iv(i);
@@ -374,7 +312,7 @@ pub fn smooth_b() -> Module {
             2,
         )],
     ));
-    module("smooth.py", STENCIL_PY, vec![b.finish()])
+    module("smooth.py", STENCIL_PY, vec![b.finish_as_built()])
 }
 
 pub const CLIP_PY: &str = "def clip(x, lo):
@@ -386,14 +324,14 @@ pub const CLIP_PY: &str = "def clip(x, lo):
 /// Stack tapes: a branch decision pushed in the forward sweep and popped in reverse, and a
 /// map that pushes (so it stays sequential).
 pub fn clip_b() -> Module {
-    let mut b = FnBuilder::new("clip_b");
+    let mut b = B::at("clip_b", sp(1));
     let n = b.size("N");
-    let x = b.array_param("x", Scalar::F64, &[n], Intent::InOut);
+    let x = b.param("x", sized(Scalar::F64, &[n]), Intent::InOut);
     let x_ty = b.f.var(x).ty.clone();
-    let x_b = b.array_param_ty("x_b", x_ty, VarRole::Adjoint(x), Intent::InOut, "");
-    let lo = b.scalar_param("lo", Scalar::F64, Intent::In);
-    let lo_b = b.array_param_ty("lo_b", Type::Scalar(Scalar::F64), VarRole::Adjoint(lo), Intent::InOut, "incremented");
-    let c = b.local("c", Scalar::Bool);
+    let x_b = b.param_with("x_b", x_ty, VarRole::Adjoint(x), Intent::InOut, "");
+    let lo = b.param("lo", Type::Scalar(Scalar::F64), Intent::In);
+    let lo_b = b.param_with("lo_b", Type::Scalar(Scalar::F64), VarRole::Adjoint(lo), Intent::InOut, "incremented");
+    let c = b.local("c", Type::Scalar(Scalar::Bool));
     let c_tape = b.var("c_tape", Type::Scalar(Scalar::Bool), VarRole::Tape);
     let i = b.index("i");
     let i2 = b.index("i");
@@ -441,15 +379,15 @@ pub fn clip_b() -> Module {
     )];
     b.push(section("forward sweep", fwd));
     b.push(section("reverse sweep", rev));
-    module("clip.py", CLIP_PY, vec![b.finish()])
+    module("clip.py", CLIP_PY, vec![b.finish_as_built()])
 }
 
 /// `y = x[::-1]` through a stack tape filled by a map (which must stay sequential).
 pub fn reverse_copy() -> Module {
-    let mut b = FnBuilder::new("reverse_copy");
+    let mut b = B::at("reverse_copy", sp(1));
     let n = b.size("N");
-    let x = b.array_param("x", Scalar::F64, &[n], Intent::In);
-    let y = b.array_param("y", Scalar::F64, &[n], Intent::InOut);
+    let x = b.param("x", sized(Scalar::F64, &[n]), Intent::In);
+    let y = b.param("y", sized(Scalar::F64, &[n]), Intent::InOut);
     let tape = b.var("x_tape", Type::Scalar(Scalar::F64), VarRole::Tape);
     let i = b.index("i");
     let j = b.index("i");
@@ -466,7 +404,7 @@ pub fn reverse_copy() -> Module {
         vec![Stmt::new(StmtKind::Pop { tape, target: Place::element(y, vec![iv(j)]) }, sp(3))],
         3,
     ));
-    module("rev.py", "def reverse_copy(x, y):\n    push\n    pop\n", vec![b.finish()])
+    module("rev.py", "def reverse_copy(x, y):\n    push\n    pop\n", vec![b.finish_as_built()])
 }
 
 pub const SOFTMAX_PY: &str = "def softmax(x):
@@ -477,13 +415,13 @@ pub const SOFTMAX_PY: &str = "def softmax(x):
 
 /// A float32 kernel with an allocated temporary, a max reduction and a returned array.
 pub fn softmax() -> Module {
-    let mut b = FnBuilder::new("softmax");
+    let mut b = B::at("softmax", sp(1));
     let n = b.size("N");
-    let x = b.array_param("x", Scalar::F32, &[n], Intent::In);
+    let x = b.param("x", sized(Scalar::F32, &[n]), Intent::In);
     let ret_ty = array_ty(Scalar::F32, vec![iv(n)]);
-    let ret = b.array_param_ty("ret", ret_ty.clone(), VarRole::Return, Intent::Out, "softmax of x");
-    let m = b.local("m", Scalar::F32);
-    let s = b.local("s", Scalar::F32);
+    let ret = b.param_with("ret", ret_ty.clone(), VarRole::Return, Intent::Out, "softmax of x");
+    let m = b.local("m", Type::Scalar(Scalar::F32));
+    let s = b.local("s", Type::Scalar(Scalar::F32));
     let e = b.var("e", ret_ty, VarRole::Local);
     let (i1, i2, i3, i4) = (b.index("i"), b.index("i"), b.index("i"), b.index("i"));
     let f = |v: VarId| Expr::var(v, Scalar::F32);
@@ -511,20 +449,20 @@ pub fn softmax() -> Module {
         4,
     ));
     b.push(Stmt::new(StmtKind::Free(e), sp(4)));
-    module("softmax.py", SOFTMAX_PY, vec![b.finish()])
+    module("softmax.py", SOFTMAX_PY, vec![b.finish_as_built()])
 }
 
 /// Names C cannot use as they are, duplicates, and nested loops over the same name.
 pub fn renames() -> Module {
-    let mut b = FnBuilder::new("exp");
+    let mut b = B::at("exp", sp(1));
     let n = b.size("N");
-    let big_i = b.array_param("I", Scalar::F64, &[n], Intent::InOut);
-    let y1 = b.scalar_param("y1", Scalar::F64, Intent::In);
-    let kw = b.local("int", Scalar::F64);
-    let rt = b.local("adjc_tmp", Scalar::F64);
-    let alpha = b.local("α", Scalar::F64);
-    let x1 = b.local("x", Scalar::F64);
-    let x2 = b.local("x", Scalar::F64);
+    let big_i = b.param("I", sized(Scalar::F64, &[n]), Intent::InOut);
+    let y1 = b.param("y1", Type::Scalar(Scalar::F64), Intent::In);
+    let kw = b.local("int", Type::Scalar(Scalar::F64));
+    let rt = b.local("adjc_tmp", Type::Scalar(Scalar::F64));
+    let alpha = b.local("α", Type::Scalar(Scalar::F64));
+    let x1 = b.local("x", Type::Scalar(Scalar::F64));
+    let x2 = b.local("x", Type::Scalar(Scalar::F64));
     let i_outer = b.index("i");
     let i_inner = b.index("i");
     let j0 = b.index("j0");
@@ -560,7 +498,7 @@ pub fn renames() -> Module {
     module(
         "names.py",
         "def exp(I, y1):\n    int = y1 * 2\n    α = x = x = adjc_tmp\n    loops\n    I += 1\n",
-        vec![b.finish()],
+        vec![b.finish_as_built()],
     )
 }
 
@@ -580,10 +518,10 @@ pub const FORT_SRC: &str = "subroutine fort(n, m, k, a, c)
 /// Fortran-style arrays (column-major, lower bounds), a symbolic step, a loop whose bound
 /// the body changes, integer helpers, select and casts.
 pub fn fort() -> Module {
-    let mut b = FnBuilder::new("fort");
-    let n = b.scalar_param("n", Scalar::I64, Intent::In);
-    let m = b.scalar_param("m", Scalar::I64, Intent::In);
-    let k = b.scalar_param("k", Scalar::I64, Intent::In);
+    let mut b = B::at("fort", sp(1));
+    let n = b.param("n", Type::Scalar(Scalar::I64), Intent::In);
+    let m = b.param("m", Type::Scalar(Scalar::I64), Intent::In);
+    let k = b.param("k", Type::Scalar(Scalar::I64), Intent::In);
     let a_ty = Type::Array {
         elem: Scalar::F64,
         dims: vec![Dim { lower: int(-1), extent: iv(n).add(int(3)) }],
@@ -594,9 +532,9 @@ pub fn fort() -> Module {
         dims: vec![Dim { lower: int(1), extent: iv(n) }, Dim { lower: int(1), extent: iv(m) }],
         layout: Layout::ColMajor,
     };
-    let a = b.array_param_ty("a", a_ty, VarRole::Param, Intent::InOut, "");
-    let c = b.array_param_ty("c", c_ty, VarRole::Param, Intent::InOut, "");
-    let lim = b.local("lim", Scalar::I64);
+    let a = b.param_with("a", a_ty, VarRole::Param, Intent::InOut, "");
+    let c = b.param_with("c", c_ty, VarRole::Param, Intent::InOut, "");
+    let lim = b.local("lim", Type::Scalar(Scalar::I64));
     let (j, i, i2, i3) = (b.index("j"), b.index("i"), b.index("i"), b.index("i"));
     let cond = Expr::binary(BinOp::Gt, ld(a, vec![iv(i)]), f64c(0.0));
     let merge = Expr::select(cond, f64c(1.0), f64c(-1.0));
@@ -636,24 +574,24 @@ pub fn fort() -> Module {
         vec![assign(Place::scalar(lim), Expr::var(lim, Scalar::I64).sub(int(1)), 10)],
         9,
     ));
-    module("fort.f90", FORT_SRC, vec![b.finish()])
+    module("fort.f90", FORT_SRC, vec![b.finish_as_built()])
 }
 
 /// Reductions of every kind, an axis reduction, nested maps, atomics and a critical update.
 pub fn stats() -> Module {
-    let mut b = FnBuilder::new("stats");
+    let mut b = B::at("stats", sp(1));
     let n = b.size("N");
     let m = b.size("M");
-    let a = b.array_param("A", Scalar::F64, &[n, m], Intent::In);
-    let colmax = b.array_param("colmax", Scalar::F64, &[m], Intent::InOut);
-    let rowsum = b.array_param("rowsum", Scalar::F64, &[n], Intent::InOut);
-    let out = b.array_param("B", Scalar::F64, &[n, m], Intent::InOut);
-    let any = b.scalar_param("any", Scalar::Bool, Intent::Out);
-    let prod = b.ret("ret", Scalar::F64);
-    let flag = b.local("flag", Scalar::Bool);
-    let p = b.local("p", Scalar::F64);
-    let q = b.local("q", Scalar::F64);
-    let r = b.local("r", Scalar::F64);
+    let a = b.param("A", sized(Scalar::F64, &[n, m]), Intent::In);
+    let colmax = b.param("colmax", sized(Scalar::F64, &[m]), Intent::InOut);
+    let rowsum = b.param("rowsum", sized(Scalar::F64, &[n]), Intent::InOut);
+    let out = b.param("B", sized(Scalar::F64, &[n, m]), Intent::InOut);
+    let any = b.param("any", Type::Scalar(Scalar::Bool), Intent::Out);
+    let prod = b.param_with("ret", Type::Scalar(Scalar::F64), VarRole::Return, Intent::Out, "the returned value");
+    let flag = b.local("flag", Type::Scalar(Scalar::Bool));
+    let p = b.local("p", Type::Scalar(Scalar::F64));
+    let q = b.local("q", Type::Scalar(Scalar::F64));
+    let r = b.local("r", Type::Scalar(Scalar::F64));
     let (i1, j1, i2, j2, i3, i4, i5, j5, i6, j6) = (
         b.index("i"),
         b.index("j"),
@@ -732,7 +670,7 @@ pub fn stats() -> Module {
     module(
         "stats.py",
         "def stats(A, colmax, rowsum, B, any):\n    any = (A > 0).any()\n    colmax max= A\n    p = prod\n    q = weird\n    rowsum = A.sum(axis=1)\n    B = A * (p + q)\n    return p + q\n",
-        vec![b.finish()],
+        vec![b.finish_as_built()],
     )
 }
 
@@ -740,16 +678,16 @@ pub fn stats() -> Module {
 /// at the top level, a reduction into a scalar declared in that map's body from a parallel
 /// map inside it, and a symbolic step that the loop body changes.
 pub fn scopes() -> Module {
-    let mut b = FnBuilder::new("scopes");
+    let mut b = B::at("scopes", sp(1));
     let n = b.size("N");
-    let a = b.array_param("A", Scalar::F64, &[n], Intent::InOut);
-    let ret = b.ret("ret0", Scalar::F64);
+    let a = b.param("A", sized(Scalar::F64, &[n]), Intent::InOut);
+    let ret = b.param_with("ret0", Type::Scalar(Scalar::F64), VarRole::Return, Intent::Out, "the returned value");
     let count = b.f.add_var("ret1", Type::Scalar(Scalar::I64), VarRole::Return, Span::NONE);
     b.f.params.push(Param { var: count, intent: Intent::Out, doc: "iterations of the last loop".into() });
-    let t = b.local("t", Scalar::F64);
-    let u = b.local("u", Scalar::F64);
-    let w = b.local("w", Scalar::F64);
-    let st = b.local("s", Scalar::I64);
+    let t = b.local("t", Type::Scalar(Scalar::F64));
+    let u = b.local("u", Type::Scalar(Scalar::F64));
+    let w = b.local("w", Type::Scalar(Scalar::F64));
+    let st = b.local("s", Type::Scalar(Scalar::I64));
     let tape = b.var("t_tape", Type::Scalar(Scalar::F64), VarRole::Tape);
     let (i, j, k, q) = (b.index("i"), b.index("j"), b.index("k"), b.index("q"));
     b.push(assign(Place::scalar(t), f64c(0.0), 2));
@@ -795,7 +733,7 @@ pub fn scopes() -> Module {
         11,
     ));
     let src = "def scopes(A):\n    t = 0\n    for i in range(N):\n        t = A[i]; push(t)\n        u = 0\n        u = sum(A * t)\n        A[i] = u\n    ret0 = 0\n    for k: ret0 += pop()\n    s = 1; ret1 = 0\n    for q in range(0, 10, s): s += 1; ret1 += 1\n";
-    module("scopes.py", src, vec![b.finish()])
+    module("scopes.py", src, vec![b.finish_as_built()])
 }
 
 pub const DOTS_PY: &str = "def dots(A, x, y):
@@ -808,13 +746,13 @@ pub const DOTS_PY: &str = "def dots(A, x, y):
 /// Dot products into scalar locals: one never read (`s`, declared all the same), one
 /// inside a parallel map (`t`, private to an iteration).
 pub fn dots() -> Module {
-    let mut b = FnBuilder::new("dots");
+    let mut b = B::at("dots", sp(1));
     let (n, m) = (b.size("N"), b.size("M"));
-    let a = b.array_param("A", Scalar::F64, &[n, m], Intent::In);
-    let x = b.array_param("x", Scalar::F64, &[m], Intent::In);
-    let y = b.array_param("y", Scalar::F64, &[n], Intent::InOut);
-    let s = b.local("s", Scalar::F64);
-    let t = b.local("t", Scalar::F64);
+    let a = b.param("A", sized(Scalar::F64, &[n, m]), Intent::In);
+    let x = b.param("x", sized(Scalar::F64, &[m]), Intent::In);
+    let y = b.param("y", sized(Scalar::F64, &[n]), Intent::InOut);
+    let s = b.local("s", Type::Scalar(Scalar::F64));
+    let t = b.local("t", Type::Scalar(Scalar::F64));
     let i = b.index("i");
     let vx = View::whole(b.f.var(x).ty.dims());
     let dot = |out, arg: (VarId, View), line| {
@@ -838,7 +776,7 @@ pub fn dots() -> Module {
         vec![dot(t, (a, arow), 4), assign(Place::element(y, vec![iv(i)]), fv(t).mul(fv(t)), 5)],
         3,
     ));
-    module("dots.py", DOTS_PY, vec![b.finish()])
+    module("dots.py", DOTS_PY, vec![b.finish_as_built()])
 }
 
 /// Every sample module, with a file stem for each.
@@ -872,21 +810,21 @@ pub const BLAS_PY: &str = "def blas(A, B, C, D, x, y):
 /// Library calls: gemm with a transposed operand, gemv with alpha/beta, ger of a row
 /// slice, a dot of a row slice into the returned scalar, and a column-major output.
 pub fn blas() -> Module {
-    let mut b = FnBuilder::new("blas");
+    let mut b = B::at("blas", sp(1));
     let (n, k, m) = (b.size("N"), b.size("K"), b.size("M"));
-    let a = b.array_param("A", Scalar::F64, &[n, k], Intent::In);
-    let bb = b.array_param("B", Scalar::F64, &[m, k], Intent::In);
-    let c = b.array_param("C", Scalar::F64, &[n, m], Intent::InOut);
+    let a = b.param("A", sized(Scalar::F64, &[n, k]), Intent::In);
+    let bb = b.param("B", sized(Scalar::F64, &[m, k]), Intent::In);
+    let c = b.param("C", sized(Scalar::F64, &[n, m]), Intent::InOut);
     let d_ty = Type::Array {
         elem: Scalar::F64,
         dims: vec![Dim::zero_based(iv(n)), Dim::zero_based(iv(n))],
         layout: Layout::ColMajor,
     };
-    let d = b.array_param_ty("D", d_ty.clone(), VarRole::Param, Intent::InOut, "");
-    let x = b.array_param("x", Scalar::F64, &[k], Intent::In);
-    let y = b.array_param("y", Scalar::F64, &[n], Intent::InOut);
-    let s = b.ret("ret", Scalar::F64);
-    let whole = |f: &FnBuilder, v: VarId| View::whole(f.f.var(v).ty.dims());
+    let d = b.param_with("D", d_ty.clone(), VarRole::Param, Intent::InOut, "");
+    let x = b.param("x", sized(Scalar::F64, &[k]), Intent::In);
+    let y = b.param("y", sized(Scalar::F64, &[n]), Intent::InOut);
+    let s = b.param_with("ret", Type::Scalar(Scalar::F64), VarRole::Return, Intent::Out, "the returned value");
+    let whole = |f: &B, v: VarId| View::whole(f.f.var(v).ty.dims());
     let call = |op, out, out_view, args: [(VarId, View); 2], alpha: f64, beta: f64, line| {
         let [(a0, v0), (a1, v1)] = args;
         Stmt::new(
@@ -911,5 +849,5 @@ pub fn blas() -> Module {
     let arow = View { start: vec![int(1), int(0)], axes: vec![1], extents: vec![iv(k)] };
     b.push(call(LibOp::Dot, s, View::scalar(), [(a, arow), (x, vx)], 1.0, 0.0, 5));
     b.push(call(LibOp::Gemm, d, vd, [(a, va.clone()), (a, va.t())], 1.0, 0.0, 6));
-    module("blas.py", BLAS_PY, vec![b.finish()])
+    module("blas.py", BLAS_PY, vec![b.finish_as_built()])
 }

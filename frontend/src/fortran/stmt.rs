@@ -413,7 +413,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             StmtKind::Assign { target: Place::element(var, index2.clone()), value: Expr::load(tmp, index2, elem) },
             span,
         )
-        .with_note(format!("copy from the temporary (the right-hand side reads `{}`)", self.f.var(var).name));
+        .with_note(Note::CopyFromTemporary { var: self.f.var(var).name.clone() });
         self.emit_section_nest(dims2, vec![copy], vector);
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! An early `return` returns a scalar; a helper's early return is inlined the same way.
 
 use super::ast::{St, StKind};
-use super::lower::{Fail, JumpFrame, Lowerer, Watch, R};
+use super::lower::{JumpFrame, Lowerer, Watch, R};
 use super::ops;
 use super::ops::SVal;
 use super::value::Val;
@@ -86,7 +86,7 @@ impl Lowerer<'_> {
             Some(v) => {
                 let have = self.ty_of(v);
                 if super::lower::kind_rank(sv.ty()) > super::lower::kind_rank(have) {
-                    return Err(Fail::Retype { key, ty: sv.ty() });
+                    self.need_wider(key, sv.ty());
                 }
                 v
             }

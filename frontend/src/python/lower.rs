@@ -10,24 +10,14 @@ use super::value::*;
 use adjc_ir::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(super) enum Fail {
-    Diag(Diagnostic),
-    /// A scalar local needs a wider type than its first assignment gave it: lowering is
-    /// restarted with the hint (locals have one type for the whole function, as in C).
-    Retype {
-        key: (u32, String),
-        ty: Scalar,
-    },
-}
-
-impl From<Diagnostic> for Fail {
-    fn from(d: Diagnostic) -> Fail {
-        Fail::Diag(d)
-    }
-}
+/// Why lowering stopped: the user's error (or an internal one), never a request to start
+/// again (a local that needs a wider type is recorded in [`Lowerer::widen`]).
+pub(super) type Fail = Diagnostic;
 
 pub(super) type R<T> = Result<T, Fail>;
 
+/// Types of scalar locals (by scope and name), and of a scope's `<return>`, wider than their
+/// first assignment gives them.
 pub(super) type Hints = BTreeMap<(u32, String), Scalar>;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +146,11 @@ pub(super) struct Lowerer<'m> {
     pub scopes: Vec<Scope>,
     pub allocs: Vec<(VarId, Span)>,
     pub hints: &'m Hints,
+    /// Scalars found to need a wider type than this attempt gave them (locals have one type
+    /// for the whole function, as in C): lowering goes on with the narrower variable, and
+    /// the caller lowers the function again with these added to the hints
+    /// (`python::lower_function`), whatever this attempt returns.
+    pub widen: Hints,
     pub serial: u32,
     /// Every identifier of the source: generated index names avoid them.
     pub reserved: &'m BTreeSet<String>,
@@ -193,12 +188,21 @@ pub(super) struct Lowerer<'m> {
 impl<'m> Lowerer<'m> {
     pub fn err(&self, span: Span, msg: impl Into<String>) -> Fail {
         let span = if span.is_none() { self.span } else { span };
-        Fail::Diag(Diagnostic::error(span, msg))
+        Diagnostic::error(span, msg)
     }
 
     pub fn err_help(&self, span: Span, msg: impl Into<String>, help: impl Into<String>) -> Fail {
         let span = if span.is_none() { self.span } else { span };
-        Fail::Diag(Diagnostic::error(span, msg).with_help(help))
+        Diagnostic::error(span, msg).with_help(help)
+    }
+
+    /// Records that the scalar `key` needs the type `ty`, wider than its variable has in
+    /// this attempt (see [`Lowerer::widen`]).
+    pub fn need_wider(&mut self, key: (u32, String), ty: Scalar) {
+        let entry = self.widen.entry(key).or_insert(ty);
+        if kind_rank(ty) > kind_rank(*entry) {
+            *entry = ty;
+        }
     }
 
     pub fn emit(&mut self, s: Stmt) {
@@ -338,7 +342,7 @@ impl<'m> Lowerer<'m> {
         reserved: &'m BTreeSet<String>,
     ) -> R<Lowerer<'m>> {
         let params = entry.params.clone()?;
-        let body = entry.body.as_ref().map_err(|d| Fail::Diag(d.clone()))?;
+        let body = entry.body.as_ref().map_err(|d| d.clone())?;
         let f = Function {
             name: entry.name.clone(),
             params: Vec::new(),
@@ -356,6 +360,7 @@ impl<'m> Lowerer<'m> {
             scopes: Vec::new(),
             allocs: Vec::new(),
             hints,
+            widen: Hints::new(),
             serial: 0,
             reserved,
             index_names: Vec::new(),
@@ -402,7 +407,7 @@ impl<'m> Lowerer<'m> {
             .collect();
         let inferred = infer::infer(m, body, &wanted, &arrays).map_err(|d| {
             let span = params.iter().find(|p| d.message.contains(&format!("`{}`", p.name))).map(|p| p.span);
-            Fail::Diag(Diagnostic { span: span.unwrap_or(entry.name_span), ..d })
+            Diagnostic { span: span.unwrap_or(entry.name_span), ..d }
         })?;
         // Scalar parameters first (extents may name them), arrays get their type after.
         enum Kind {
@@ -759,7 +764,7 @@ impl<'m> Lowerer<'m> {
             let v = *v;
             let have = self.ty_of(v);
             if kind_rank(ty) > kind_rank(have) {
-                return Err(Fail::Retype { key: (id, name.to_string()), ty });
+                self.need_wider((id, name.to_string()), ty);
             }
             return Ok(v);
         }
@@ -926,7 +931,7 @@ impl<'m> Lowerer<'m> {
                         let have = self.ty_of(var);
                         if kind_rank(combined.ty()) > kind_rank(have) {
                             let id = self.scope().id;
-                            return Err(Fail::Retype { key: (id, n.clone()), ty: combined.ty() });
+                            self.need_wider((id, n.clone()), combined.ty());
                         }
                         let kind = if op == BinOpAst::Add {
                             StmtKind::Accumulate {

@@ -147,10 +147,20 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
     let body = entry.body.clone()?;
     let mut hints = lower::Hints::new();
     for _ in 0..MAX_ATTEMPTS {
-        let attempt = lower::Lowerer::new(&m, entry, &specs, &hints, &reserved).and_then(|mut lw| {
-            lw.lower_body(&body)?;
-            lw.finish()
-        });
+        let (attempt, widen) = match lower::Lowerer::new(&m, entry, &specs, &hints, &reserved) {
+            Ok(mut lw) => {
+                let lowered = lw.lower_body(&body);
+                let widen = std::mem::take(&mut lw.widen);
+                (lowered.and_then(|()| lw.finish()), widen)
+            }
+            Err(d) => (Err(d), lower::Hints::new()),
+        };
+        // A local that needed a wider type: the attempt's result (IR or an error that may
+        // follow from the narrow type) is dropped and the function lowered again.
+        if !widen.is_empty() {
+            hints.extend(widen);
+            continue;
+        }
         match attempt {
             Ok(mut f) => {
                 // NumPy's negative indices, then the entry checks that keep every index
@@ -180,10 +190,7 @@ fn lower_python_here(file: &str, source: &str, opts: &PythonOptions) -> Result<M
                     continued,
                 });
             }
-            Err(lower::Fail::Diag(d)) => return Err(d),
-            Err(lower::Fail::Retype { key, ty }) => {
-                hints.insert(key, ty);
-            }
+            Err(d) => return Err(d),
         }
     }
     Err(Diagnostic::internal(entry.name_span, "the types of local variables did not settle"))

@@ -1,6 +1,10 @@
 //! The IR builder of the tests: functions written in a few lines (`lp`, `map`, `assign`,
 //! `acc`, expressions with operators through [`E`]), spans numbered by position, loops and
 //! maps numbered as a frontend does, validated on [`B::finish`].
+//!
+//! Tests of the printers (emit's), whose output quotes source lines, give every statement
+//! its span themselves: they start with [`B::at`], add statements with [`B::push`] and end
+//! with [`B::finish_as_built`], which keeps the spans.
 
 use crate::*;
 use std::ops;
@@ -126,6 +130,10 @@ impl B {
     pub fn new(name: &str) -> B {
         B { f: Function::empty(name, Span::NONE) }
     }
+    /// A function at `span` (its `def` line), for tests that give statements their spans.
+    pub fn at(name: &str, span: Span) -> B {
+        B { f: Function::empty(name, span) }
+    }
     fn add(&mut self, name: &str, ty: Type, role: VarRole, intent: Option<Intent>) -> VarId {
         let v = self.f.add_var(name, ty, role, Span::NONE);
         if let Some(intent) = intent {
@@ -150,6 +158,20 @@ impl B {
     }
     pub fn index(&mut self, name: &str) -> VarId {
         self.add(name, I64, VarRole::Index, None)
+    }
+    /// A variable of any role that is not a parameter (a tape, a local array).
+    pub fn var(&mut self, name: &str, ty: Type, role: VarRole) -> VarId {
+        self.add(name, ty, role, None)
+    }
+    /// A parameter of any role, with its documentation (the generated header shows it).
+    pub fn param_with(&mut self, name: &str, ty: Type, role: VarRole, intent: Intent, doc: &str) -> VarId {
+        let v = self.add(name, ty, role, Some(intent));
+        self.f.params.last_mut().expect("just added").doc = doc.to_string();
+        v
+    }
+    /// Appends a statement to the body (see [`B::finish_as_built`]).
+    pub fn push(&mut self, s: Stmt) {
+        self.f.body.push(s);
     }
     /// A scalar variable read.
     pub fn v(&self, id: VarId) -> E {
@@ -178,6 +200,13 @@ impl B {
         number(&mut self.f.body, &mut line);
         crate::proc::ids::settle(&mut self.f.body);
         validate::validate(&self.f).unwrap_or_else(|e| panic!("test primal invalid: {e}"));
+        self.f
+    }
+    /// The pushed statements with the spans they were given; loops and maps numbered, and
+    /// validated.
+    pub fn finish_as_built(mut self) -> Function {
+        crate::proc::ids::settle(&mut self.f.body);
+        validate::validate(&self.f).unwrap_or_else(|e| panic!("test IR is invalid: {e}"));
         self.f
     }
 }
