@@ -268,8 +268,11 @@ static inline void adjc_advise_huge_(void *p, size_t bytes)
  * it taken does not wait but allocates or frees as without a cache. Statistics
  * (ADJC_STATS) count what generated code holds, cached blocks excluded.
  */
+#if defined(__STDC_NO_ATOMICS__) || defined(__cplusplus)
+#define ADJC_BLOCK_CACHE_NO_ATOMICS_ 1 /* C11's <stdatomic.h> is what guards the cache */
+#endif
 #ifndef ADJC_BLOCK_CACHE_BYTES
-#if defined(__SANITIZE_ADDRESS__) || defined(__STDC_NO_ATOMICS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(ADJC_BLOCK_CACHE_NO_ATOMICS_)
 #define ADJC_BLOCK_CACHE_BYTES 0
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -287,7 +290,7 @@ static inline void adjc_advise_huge_(void *p, size_t bytes)
 #define ADJC_BLOCK_CACHE_SLOTS 32
 #endif
 
-#if !defined(__STDC_NO_ATOMICS__)
+#if !defined(ADJC_BLOCK_CACHE_NO_ATOMICS_)
 #include <stdatomic.h>
 typedef struct adjc_block_cache_ {
     atomic_flag busy;
