@@ -149,6 +149,10 @@ impl Pipeline {
         // column tiles: a column sum in tiles runs along rows and needs no local.
         module.functions[0] = adjc_autodiff::element_sum::sum_in_locals(&module.functions[0]);
         adjoint.function = adjc_autodiff::element_sum::sum_in_locals(&adjoint.function);
+        // Consecutive maps of one statement over the same elements (a tape save and the
+        // update it saves for, a restore and the adjoints after it) run as one pass; last, so
+        // that the passes above still see the single maps they recognise.
+        adjoint.function = adjc_autodiff::map_fusion::fuse_adjacent_maps(&adjoint.function);
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);
