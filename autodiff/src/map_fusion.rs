@@ -31,7 +31,10 @@
 //! order: values are bit for bit those of the separate maps.
 //!
 //! The pass runs last on the adjoint, after the passes that recognise single maps (zero
-//! fills, rank updates, products, element sums), so it changes none of their patterns.
+//! fills, rank updates, products, element sums), so it changes none of their patterns, and
+//! not under a memory plan: the plan's arena may lay two arrays of disjoint lifetimes over
+//! the same bytes, and this rule tells arrays apart by their variables (with it, three
+//! examples gave wrong gradients under `--strategy recompute-all`).
 
 use adjc_ir::proc::eq::{same, same_index};
 use adjc_ir::proc::ids;
