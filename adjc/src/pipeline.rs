@@ -151,6 +151,14 @@ impl Pipeline {
         // column tiles: a column sum in tiles runs along rows and needs no local.
         module.functions[0] = adjc_autodiff::element_sum::sum_in_locals(&module.functions[0]);
         adjoint.function = adjc_autodiff::element_sum::sum_in_locals(&adjoint.function);
+        // Consecutive maps of one statement over the same elements (a tape save and the
+        // update it saves for, a restore and the adjoints after it) run as one pass; last, so
+        // that the passes above still see the single maps they recognise. Not under a memory
+        // plan: its arena may lay two arrays of disjoint lifetimes over the same bytes, and
+        // the pass tells arrays apart by their variables.
+        if memory.is_none() {
+            adjoint.function = adjc_autodiff::map_fusion::fuse_adjacent_maps(&adjoint.function);
+        }
         validate::validate(&adjoint.function).map_err(|e| src.invalid(Stage::Simplify, e))?;
         validate::validate(&module.functions[0]).map_err(|e| src.invalid(Stage::Simplify, e))?;
         let input_hashes = crate::stale::input_hashes(&dependencies, &self.options.input);

@@ -238,10 +238,11 @@ fn scalar_sums_carry_simd_reductions() {
             assert_eq!(p, "ADJC_OMP(simd reduction(+:dot_r_y))", "{name}:\n{f}");
         }
     }
-    // The reverse sweep's `alpha_b += y[k - i - 1] * y_tmp_b[i]`: a reversed read is no
-    // obstacle to `simd`.
+    // The reverse sweep's `alpha_b += y[k - i - 1] * y_tmp_b[i]`, in one loop with the
+    // flipped update `y_b[k - i - 1] += ...` of the same statement (map_fusion): neither a
+    // reversed read nor a reversed write is an obstacle to `simd`.
     let b = function(&durbin, "durbin_b");
-    let above = pragmas_above(b, "alpha_b += y[k - i - 1] * y_tmp_b[i];");
+    let above = pragmas_above(b, "y_b[k - i - 1] += alpha * y_tmp_b[i];");
     assert_eq!(above, ["ADJC_OMP(for simd reduction(+:alpha_b))", "ADJC_OMP(simd reduction(+:alpha_b))"], "{b}");
 
     let sw = transpile(&dir, "shallow_water", &[]);

@@ -200,10 +200,13 @@ fn the_c_does_not_depend_on_the_sizes_and_no_loop_is_unrolled() {
         let forward = count_loops(&function(&c[0], stem), &source);
         let adjoint = count_loops(&function(&c[0], &format!("{stem}_b")), &source);
         // Each forward loop runs once in each sweep; everything else is bookkeeping with a
-        // note (or a map of the reverse sweep split to avoid atomics).
+        // note (or a map of the reverse sweep split to avoid atomics). A tape save fused into
+        // the loop of the update it saves for (map_fusion) is one loop with the tape's note,
+        // so the count is at most that, and never below one loop per forward loop and sweep.
         assert_eq!(forward.tape + forward.other + forward.split, 0, "{stem}: {forward:?}");
         let n = &adjoint;
-        assert_eq!(n.all, 2 * forward.all + n.tape + n.other + n.split, "{stem}: {forward:?} {adjoint:?}\n{}", c[0]);
+        assert!(n.all <= 2 * forward.all + n.tape + n.other + n.split, "{stem}: {forward:?} {adjoint:?}\n{}", c[0]);
+        assert!(n.all >= 2 * forward.all, "{stem}: {forward:?} {adjoint:?}\n{}", c[0]);
         if stem == "heat" {
             // Save and restore of B[1:-1] and A[1:-1], and the copies that give them back.
             assert_eq!((forward.all, n.tape, n.other), (3, 6, 0), "{}", c[0]);

@@ -102,6 +102,7 @@ mod gather;
 mod linalg;
 pub mod loop_order;
 mod map;
+pub mod map_fusion;
 mod minmax;
 mod nest;
 mod options;

@@ -556,7 +556,8 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
         return false;
     }
     // Reads may leave `v` out of the index (a value broadcast along the loop); writes must
-    // follow it (each lane its own element).
+    // follow it (each lane its own element), forwards or reversed (`y_b[k - i - 1]`: each
+    // lane still its own element, stored with a lane permutation).
     let contiguous_ok = |var: VarId, index: &[Expr], write: bool| -> bool {
         let Type::Array { layout, .. } = &f.var(var).ty else { return true };
         let fast = match layout {
@@ -565,7 +566,7 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
         };
         index.iter().enumerate().all(|(k, e)| {
             if k == fast {
-                unit_in(e, v) || (!write && (!e.mentions(v) || reversed_in(e, v)))
+                unit_in(e, v) || reversed_in(e, v) || (!write && !e.mentions(v))
             } else {
                 !e.mentions(v)
             }
