@@ -170,7 +170,7 @@ fn fuse(s1: &Stmt, s2: &Stmt) -> Option<Stmt> {
     let mut body = m1.body.clone();
     body.extend(body2);
     let note = match (&s1.note, &s2.note) {
-        (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
+        (Some(a), Some(b)) if a != b => Some(a.clone().and(b.clone())),
         (Some(a), _) => Some(a.clone()),
         (None, b) => b.clone(),
     };
