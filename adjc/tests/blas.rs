@@ -535,7 +535,7 @@ fn loop_of_matrix_vector_products_is_one_gemm_before_it() {
         let f = function(&c, name);
         assert!(!f.contains("cblas_dgemv("), "{f}");
         assert!(f.contains("data_gram = data[0:data_n0, 0:data_n1].T @ data[0:data_n0, 0:data_n1]"), "{f}");
-        assert!(f.contains("] = data_gram_(i, i + q"), "{f}");
+        assert!(f.contains("] = data_gram_(i, i + "), "{f}");
     }
     assert_eq!(function(&c, "covariance").matches("cblas_dgemm(").count(), 1);
     // Covariance reads the upper triangle of its Gram matrix only: that is all it computes,
