@@ -89,6 +89,20 @@ pub enum PartKind {
     LowerBound { of: String, axis: usize },
 }
 
+/// A module variable of derived type becomes one module variable per component in use,
+/// named `<var>_<component>`: where each of them lives in Fortran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleComponent {
+    /// The Fortran designator, lower case: `yrecldp%ramid`.
+    pub designator: String,
+    /// The variable is a `pointer` (a caller must have it associated).
+    pub pointer: bool,
+}
+
+/// The components of the modules' derived-type variables, by (module, component
+/// variable), both lower case.
+pub type ModuleComponents = BTreeMap<(String, String), ModuleComponent>;
+
 /// Fresh expression ids for the nodes this pass creates (the parser counts from 0).
 struct Ids(ExprId);
 impl Ids {
@@ -204,7 +218,8 @@ fn rank(s: &Option<Shape>) -> usize {
 /// the bindings of each procedure (by lower-case name) and the errors of the procedures it
 /// could not rewrite (left as they are: lowering them reports the first derived-type
 /// construct it meets; the entry reports this error instead).
-pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<String, Diagnostic>) {
+#[allow(clippy::type_complexity)]
+pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<String, Diagnostic>, ModuleComponents) {
     let mut types: BTreeMap<String, TypeInfo> = BTreeMap::new();
     let mut used = BTreeSet::new();
     let mut max_id = 0;
@@ -227,27 +242,35 @@ pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<Stri
             TopUnit::Unsupported(_) => {}
         }
     }
-    let mut pass =
-        Pass { types, used, ids: Ids(max_id.max(1 << 30)), bindings: BTreeMap::new(), errors: BTreeMap::new() };
+    let mut pass = Pass {
+        types,
+        used,
+        ids: Ids(max_id.max(1 << 30)),
+        bindings: BTreeMap::new(),
+        errors: BTreeMap::new(),
+        module_vars: BTreeMap::new(),
+    };
     // Types assigned or passed whole keep all their components.
     let whole: Vec<String> = pass.whole_types(file);
     for t in whole {
         pass.use_all(&t, 0);
     }
+    let components = pass.module_variables(file);
     for u in &mut file.units {
         match u {
             TopUnit::Module(m) => {
+                let host = m.name.as_ref().map(|n| n.to_ascii_lowercase());
                 for item in &mut m.items {
                     if let ModuleItem::Contains(ps) = item {
-                        ps.iter_mut().for_each(|p| pass.proc(p));
+                        ps.iter_mut().for_each(|p| pass.proc(p, host.as_deref()));
                     }
                 }
             }
-            TopUnit::Procedure(p) => pass.proc(p),
+            TopUnit::Procedure(p) => pass.proc(p, None),
             TopUnit::Unsupported(_) => {}
         }
     }
-    (pass.bindings, pass.errors)
+    (pass.bindings, pass.errors, components)
 }
 
 fn add_type(types: &mut BTreeMap<String, TypeInfo>, t: &TypeDef, module: Option<String>) {
@@ -378,6 +401,9 @@ struct Pass {
     ids: Ids,
     bindings: BTreeMap<String, Bindings>,
     errors: BTreeMap<String, Diagnostic>,
+    /// The derived-type variables of each module (lower case) that became component
+    /// variables of the module.
+    module_vars: BTreeMap<String, Vec<DVar>>,
 }
 
 /// The derived-type variables of the procedure being rewritten, by lower-case name.
@@ -583,12 +609,97 @@ impl Pass {
         Ok(out)
     }
 
-    fn proc(&mut self, p: &mut Procedure) {
+    /// Module variables of derived type (scalars, plain or `pointer`, of a type whose
+    /// components are of intrinsic type or nested scalar types) become one module variable
+    /// per component in use, `<var>_<component>`; a procedure using the module reads
+    /// `yrecldp%ramid` as `yrecldp_ramid` (see `rewrite`). Other forms (arrays of types,
+    /// allocatable variables) are left as they are: lowering reports them where used.
+    fn module_variables(&mut self, file: &mut File) -> ModuleComponents {
+        let mut out = ModuleComponents::new();
+        for u in &mut file.units {
+            let TopUnit::Module(m) = u else { continue };
+            let Some(mname) = m.name.as_ref().map(|n| n.to_ascii_lowercase()) else { continue };
+            if m.kind != ModuleKind::Module {
+                continue;
+            }
+            let mut items = Vec::new();
+            for item in std::mem::take(&mut m.items) {
+                let ModuleItem::Decl(d) = item else {
+                    items.push(item);
+                    continue;
+                };
+                let Some((vars, pointer)) = self.module_dvars(&d) else {
+                    items.push(ModuleItem::Decl(d));
+                    continue;
+                };
+                for v in vars {
+                    for decl in self.leaf_decls(&v, d.span) {
+                        items.push(ModuleItem::Decl(decl));
+                    }
+                    for l in &v.leaves {
+                        let designator = std::iter::once(v.name.clone())
+                            .chain(l.path.iter().cloned())
+                            .collect::<Vec<_>>()
+                            .join("%")
+                            .to_ascii_lowercase();
+                        out.insert(
+                            (mname.clone(), l.name.to_ascii_lowercase()),
+                            ModuleComponent { designator, pointer },
+                        );
+                    }
+                    self.module_vars.entry(mname.clone()).or_default().push(v);
+                }
+            }
+            m.items = items;
+        }
+        out
+    }
+
+    /// The variables of a module's declaration of derived-type scalars, with their
+    /// components in use; `None` when the declaration is not of that form.
+    fn module_dvars(&self, d: &Decl) -> Option<(Vec<DVar>, bool)> {
+        let Some(TypeSpec::Derived { name: tname, class: false, .. }) = d.type_spec() else { return None };
+        let mut pointer = false;
+        for part in &d.parts {
+            if let DeclPart::Attr(a) = part {
+                match &a.kind {
+                    AttrKind::Pointer => pointer = true,
+                    AttrKind::Save => {}
+                    AttrKind::Other(o) if matches!(o.as_str(), "target" | "public" | "private") => {}
+                    _ => return None,
+                }
+            }
+        }
+        let mut vars = Vec::new();
+        for e in &d.entities {
+            if e.shape.is_some() || (e.init.is_some() && !pointer) {
+                return None;
+            }
+            let mut v = DVar {
+                name: e.name.clone(),
+                span: e.span,
+                type_key: tname.to_ascii_lowercase(),
+                shape: None,
+                intent: None,
+                dummy: false,
+                save: false,
+                leaves: Vec::new(),
+            };
+            v.leaves = self.leaves(&v.name, &v.type_key, v.span, vec![None], Vec::new()).ok()?;
+            if v.leaves.is_empty() {
+                return None;
+            }
+            vars.push(v);
+        }
+        Some((vars, pointer))
+    }
+
+    fn proc(&mut self, p: &mut Procedure, host: Option<&str>) {
         for c in &mut p.contains {
-            self.proc(c);
+            self.proc(c, host);
         }
         let key = p.name.to_ascii_lowercase();
-        match self.rewrite(p) {
+        match self.rewrite(p, host) {
             Ok(b) => {
                 self.bindings.entry(key).or_insert(b);
             }
@@ -599,7 +710,7 @@ impl Pass {
     }
 
     /// Rewrites one procedure; on error it is left unchanged.
-    fn rewrite(&mut self, p: &mut Procedure) -> Result<Bindings, Diagnostic> {
+    fn rewrite(&mut self, p: &mut Procedure, host: Option<&str>) -> Result<Bindings, Diagnostic> {
         let mut scope: Scope = BTreeMap::new();
         let dummy_keys: Vec<String> = p.dummies.iter().map(|(d, _)| d.to_ascii_lowercase()).collect();
         let mut local_types = Vec::new();
@@ -678,6 +789,33 @@ impl Pass {
         }
         for t in &local_types {
             add_type(&mut self.types, t, None);
+        }
+        // Derived-type variables of the modules it uses (and of its host module), unless a
+        // declaration here hides them: their components are the modules' variables.
+        if mentions_components(p) {
+            let mut modules: Vec<String> = p
+                .spec
+                .iter()
+                .filter_map(|s| match &s.kind {
+                    SpecKind::Use(u) => Some(u.module.clone()),
+                    _ => None,
+                })
+                .collect();
+            modules.extend(host.map(str::to_string));
+            let mut declared: BTreeSet<String> = dummy_keys.iter().cloned().collect();
+            for s in &p.spec {
+                if let SpecKind::Decl(d) | SpecKind::Attributes(d) = &s.kind {
+                    declared.extend(d.entities.iter().map(|e| e.name.to_ascii_lowercase()));
+                }
+            }
+            for m in modules {
+                for v in self.module_vars.get(&m).cloned().unwrap_or_default() {
+                    let k = v.name.to_ascii_lowercase();
+                    if !declared.contains(&k) {
+                        scope.entry(k).or_insert(v);
+                    }
+                }
+            }
         }
         if scope.is_empty() {
             if local_types.is_empty() && !mentions_components(p) {
