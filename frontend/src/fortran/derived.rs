@@ -628,9 +628,19 @@ impl Pass {
                     items.push(item);
                     continue;
                 };
-                let Some((vars, pointer)) = self.module_dvars(&d) else {
-                    items.push(ModuleItem::Decl(d));
-                    continue;
+                let (vars, pointer) = match self.module_dvars(&d) {
+                    Ok(Some(found)) => found,
+                    Ok(None) => {
+                        items.push(ModuleItem::Decl(d));
+                        continue;
+                    }
+                    // Reported by the lowering of a routine using the module.
+                    Err(why) => {
+                        let mut d = d;
+                        d.parts = vec![DeclPart::Unsupported(why)];
+                        items.push(ModuleItem::Decl(d));
+                        continue;
+                    }
                 };
                 for v in vars {
                     for decl in self.leaf_decls(&v, d.span) {
@@ -656,24 +666,65 @@ impl Pass {
     }
 
     /// The variables of a module's declaration of derived-type scalars, with their
-    /// components in use; `None` when the declaration is not of that form.
-    fn module_dvars(&self, d: &Decl) -> Option<(Vec<DVar>, bool)> {
-        let Some(TypeSpec::Derived { name: tname, class: false, .. }) = d.type_spec() else { return None };
+    /// components in use; `Ok(None)` when the declaration is not of a derived type, an
+    /// error (reported where a routine uses the module) for the forms not supported.
+    #[allow(clippy::type_complexity)]
+    fn module_dvars(&self, d: &Decl) -> Result<Option<(Vec<DVar>, bool)>, Diagnostic> {
+        let Some(TypeSpec::Derived { name: tname, class, span: tspan }) = d.type_spec() else { return Ok(None) };
+        let help = "module variables of derived type are supported as scalars (`type(t) :: v`, \
+                    `type(t), pointer :: v`); pass the arrays to the kernel as arguments";
+        let first = d.entities.first().map(|e| e.name.clone()).unwrap_or_default();
+        if *class {
+            return Err(err(*tspan, "polymorphic `class(...)` module variables are not supported", help));
+        }
         let mut pointer = false;
         for part in &d.parts {
-            if let DeclPart::Attr(a) = part {
-                match &a.kind {
+            match part {
+                DeclPart::Attr(a) => match &a.kind {
                     AttrKind::Pointer => pointer = true,
                     AttrKind::Save => {}
-                    AttrKind::Other(o) if matches!(o.as_str(), "target" | "public" | "private") => {}
-                    _ => return None,
-                }
+                    AttrKind::Other(o) if matches!(o.as_str(), "target" | "public" | "private" | "protected") => {}
+                    AttrKind::Allocatable | AttrKind::Dimension(_) => {
+                        return Err(err(
+                            a.span,
+                            format!("the module variable `{first}` is an array or allocatable of derived type: not supported yet"),
+                            help,
+                        ))
+                    }
+                    AttrKind::Parameter => {
+                        return Err(err(
+                            a.span,
+                            "derived-type constants are not supported",
+                            "declare the components as `parameter` constants",
+                        ))
+                    }
+                    _ => {
+                        return Err(err(
+                            a.span,
+                            format!("this attribute of the derived-type module variable `{first}` is not supported"),
+                            help,
+                        ))
+                    }
+                },
+                DeclPart::Unsupported(x) => return Err(x.clone()),
+                DeclPart::Type(_) => {}
             }
         }
         let mut vars = Vec::new();
         for e in &d.entities {
-            if e.shape.is_some() || (e.init.is_some() && !pointer) {
-                return None;
+            if e.shape.is_some() {
+                return Err(err(
+                    e.span,
+                    format!("the module variable `{}` is an array of derived type: not supported yet", e.name),
+                    help,
+                ));
+            }
+            if e.init.is_some() {
+                return Err(err(
+                    e.span,
+                    format!("the derived-type module variable `{}` has an initial value", e.name),
+                    "set its components in a setup routine",
+                ));
             }
             let mut v = DVar {
                 name: e.name.clone(),
@@ -685,13 +736,10 @@ impl Pass {
                 save: false,
                 leaves: Vec::new(),
             };
-            v.leaves = self.leaves(&v.name, &v.type_key, v.span, vec![None], Vec::new()).ok()?;
-            if v.leaves.is_empty() {
-                return None;
-            }
+            v.leaves = self.leaves(&v.name, &v.type_key, v.span, vec![None], Vec::new())?;
             vars.push(v);
         }
-        Some((vars, pointer))
+        Ok(Some((vars, pointer)))
     }
 
     fn proc(&mut self, p: &mut Procedure, host: Option<&str>) {
