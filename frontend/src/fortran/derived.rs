@@ -23,8 +23,15 @@
 //!   kernel reads three gives three parameters. This is consistent across the files, so a
 //!   call passes exactly the components its callee's dummy has.
 //!
+//! - A module variable of derived type (a scalar, plain or `pointer`: IFS's `yrecldp`)
+//!   becomes one module variable per component in use, `yrecldp_rkconv`, declared in the
+//!   module; a routine using the module reads `yrecldp%rkconv` as that variable, which the
+//!   lowering passes as module state ([`ModuleComponents`] keeps the Fortran designator for
+//!   the check driver and the drop-in wrapper).
+//!
 //! What stays refused (a located error): `class(...)`, polymorphism and type-bound
-//! procedures; pointer or allocatable variables of derived type, allocatable components
+//! procedures; pointer or allocatable variables of derived type (module arrays of types
+//! too), allocatable components
 //! of arrays of types, derived-type function results; a derived-type value where a
 //! number is expected.
 //!

@@ -17,8 +17,10 @@
 //! fill it. Module variables are keyed by (module, name) and reached by `use`.
 //!
 //! What is supported: scalars and explicit-shape arrays with constant bounds, of the
-//! intrinsic types. Allocatable and pointer module variables, and variables of derived
-//! types, stay errors where they are used. Integer state that the routine writes is an
+//! intrinsic types, and the components of scalar module variables of derived type (which
+//! `derived` turned into module variables `<var>_<component>`; their origin names the
+//! designator `yrecldp%rkconv`). Allocatable and pointer module variables of intrinsic
+//! type stay errors where they are used. Integer state that the routine writes is an
 //! error (integers are sizes, passed by value).
 //!
 //! The public part ([`FortranState`]) goes with the lowered module to the CLI, which uses
