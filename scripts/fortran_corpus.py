@@ -46,6 +46,7 @@ CATEGORIES = [
     ("array index not provable: indirect or non-affine (sparse `colidx(k)`, bounds set under `present()`)", r"stays inside the array"),
     ("unknown name: `enum` enumerator or `iso_fortran_env` kind (`REAL64`)", r"has no type declaration"),
     ("module variable of derived type (pointer, allocatable array of types)", r"derived types are not supported"),
+    ("module array of derived types (allocatable `chunks(:)`)", r"(array|allocatable) of derived type"),
     ("allocatable module variable", r"module variable"),
     ("elemental subroutine called on arrays", r"is a scalar in .*but the argument is an array|elemental"),
     ("generic interface (`interface scale; module procedure ...`)", r"`call \w+` is not supported|generic|interface"),

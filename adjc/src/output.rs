@@ -309,7 +309,7 @@ fn wrap_spec(
     }
     for sp in &state.params {
         let origin = match &sp.origin {
-            Origin::Module { module, var } => WrapOrigin::Module { module: module.clone(), var: var.clone() },
+            Origin::Module { module, var, .. } => WrapOrigin::Module { module: module.clone(), var: var.clone() },
             Origin::Common { block, member } => {
                 let found = state.commons.iter().enumerate().find_map(|(b, c)| {
                     if c.block != *block {

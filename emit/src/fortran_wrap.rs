@@ -510,11 +510,25 @@ fn one(f: &Function, wname: &str, spec: &WrapSpec) -> Result<Vec<String>, Diagno
     }
     // State the routine reads: modules by `use` (renamed to the C parameter's name), COMMON
     // blocks declared whole (storage association is by position).
+    // A component of a module variable of derived type (`yrecldp%ramid`) cannot be renamed
+    // by `use`: the call runs inside `associate (yrecldp_ramid => yrecldp%ramid)`.
+    let mut roots: Vec<String> = Vec::new();
+    let mut assoc = Vec::new();
     for s in &state_used {
         if let WrapOrigin::Module { module, var } = &s.origin {
-            out.push(format!("    use {module}, only: {} => {var}", s.param));
+            match var.split_once('%') {
+                Some((root, _)) => {
+                    let line = format!("    use {module}, only: {root}");
+                    if !roots.contains(&line) {
+                        roots.push(line);
+                    }
+                    assoc.push(format!("{} => {var}", s.param));
+                }
+                None => out.push(format!("    use {module}, only: {} => {var}", s.param)),
+            }
         }
     }
+    out.extend(roots);
     for d in scalar_decls.iter().chain(&array_decls) {
         out.extend(wrap(d, 4).into_iter().map(|l| format!("    {l}")));
     }
@@ -562,8 +576,16 @@ fn one(f: &Function, wname: &str, spec: &WrapSpec) -> Result<Vec<String>, Diagno
     for t in &texts {
         out.push(format!("    adjc_stat = int(0 * len({t}), c_int)  ! `{t}` is not passed to the C"));
     }
+    if !assoc.is_empty() {
+        for l in wrap(&format!("associate ({})", assoc.join(", ")), 4) {
+            out.push(format!("    {l}"));
+        }
+    }
     for l in wrap(&format!("adjc_stat = adjc_c_{}({})", f.name, args.join(", ")), 4) {
         out.push(format!("    {l}"));
+    }
+    if !assoc.is_empty() {
+        out.push("    end associate".into());
     }
     for c in copies.iter().filter(|c| c.back) {
         out.extend(copy(c, false));

@@ -412,6 +412,51 @@ fn derived_types_that_stay_refused() {
 }
 
 #[test]
+fn module_variables_of_derived_type_that_stay_refused() {
+    // Scalars of derived type in a module are passed component by component (the example
+    // cloudsc_module_type.f90); arrays of types and allocatable ones are not yet.
+    let array = with_field(
+        "module state
+  use fields
+  type(field) :: cells(4)
+end module
+subroutine k(y)
+  use state
+  real(8) :: y
+  y = cells(1)%w(1)
+end subroutine
+",
+    );
+    expect_help(&array, "the module variable `cells` is an array of derived type: not supported yet", 10, 18);
+    let alloc = with_field(
+        "module state
+  use fields
+  type(field), allocatable :: chunks(:)
+end module
+subroutine k(y)
+  use state
+  real(8) :: y
+  y = chunks(1)%w(1)
+end subroutine
+",
+    );
+    expect_help(&alloc, "the module variable `chunks` is an array or allocatable of derived type", 10, 16);
+    let alloc_comp = with_field(
+        "module state
+  use fields
+  type(field) :: cfg
+end module
+subroutine k(y)
+  use state
+  real(8) :: y
+  y = cfg%v(1)
+end subroutine
+",
+    );
+    expect_help(&alloc_comp, "the module variable `cfg_v` is not supported", 15, 7);
+}
+
+#[test]
 fn array_constructors_that_stay_refused() {
     let arrays = sub("  y = sum([x, x])\n");
     expect_help(&arrays, "array-valued items in an array constructor are not supported yet", 6, 12);

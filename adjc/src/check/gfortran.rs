@@ -82,13 +82,38 @@ pub fn container(source: &str, routine: &str, fixed_form: bool) -> Result<Option
 /// to the driver's names (`use m, only: adjc_p3 => alpha`), and the COMMON blocks declared
 /// with the driver's names for the members that are parameters (storage association is by
 /// position) and `adjc_cB_M` for the others.
-fn state_lines(plan: &Plan, state: &FortranState) -> (Vec<String>, Vec<String>) {
+///
+/// A component of a module variable of derived type (`yrecldp%ramid`) cannot be renamed by
+/// `use`: the variable is used (allocated first when it is a pointer not associated) and
+/// the executable part runs inside `associate (adjc_pK => yrecldp%ramid)` (the third
+/// result: the lines opening it).
+fn state_lines(plan: &Plan, state: &FortranState) -> (Vec<String>, Vec<String>, Vec<String>) {
     let index = |name: &str| plan.params.iter().position(|p| p.name == name);
     let mut uses = Vec::new();
+    let mut roots: Vec<(String, String, bool)> = Vec::new();
+    let mut assoc = Vec::new();
     for sp in &state.params {
-        if let (Origin::Module { module, var }, Some(k)) = (&sp.origin, index(&sp.name)) {
-            uses.push(format!("use {module}, only: adjc_p{k} => {var}"));
+        if let (Origin::Module { module, var, pointer }, Some(k)) = (&sp.origin, index(&sp.name)) {
+            match var.split_once('%') {
+                Some((root, _)) => {
+                    if !roots.iter().any(|(m, r, _)| m == module && r == root) {
+                        roots.push((module.clone(), root.to_string(), *pointer));
+                    }
+                    assoc.push(format!("adjc_p{k} => {var}"));
+                }
+                None => uses.push(format!("use {module}, only: adjc_p{k} => {var}")),
+            }
         }
+    }
+    let mut open = Vec::new();
+    for (module, root, pointer) in &roots {
+        uses.push(format!("use {module}, only: {root}"));
+        if *pointer {
+            open.push(format!("if (.not. associated({root})) allocate({root})"));
+        }
+    }
+    if !assoc.is_empty() {
+        open.push(format!("associate ({})", assoc.join(", ")));
     }
     let mut commons = Vec::new();
     for (b, c) in state.commons.iter().enumerate() {
@@ -106,7 +131,7 @@ fn state_lines(plan: &Plan, state: &FortranState) -> (Vec<String>, Vec<String>) 
         let block = c.block.as_deref().map(|b| format!("/{b}/ ")).unwrap_or_default();
         commons.push(format!("common {block}{}", names.join(", ")));
     }
-    (uses, commons)
+    (uses, commons, open)
 }
 
 fn fortran_type(s: Scalar) -> &'static str {
@@ -186,7 +211,7 @@ fn run_program(
     }
     let int_kinds = adjc::fortran_kinds::integer_kinds(&t.module.source, &t.routine);
     let state = &t.fortran_state;
-    let (uses, commons) = state_lines(plan, state);
+    let (uses, commons, assoc) = state_lines(plan, state);
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut wrapper_args: Vec<Vec<String>> = Vec::new();
@@ -324,6 +349,7 @@ fn run_program(
         params => params,
         args => derived.args.join(", "),
         commons => commons,
+        assoc => assoc,
         wrapper => wrapper.is_some(),
         wrap_module => format!("{}_adjc_wrap", adjc_emit::fortran_module_stem(&t.stem)),
         wrapper_call => wrapper_call.join(", "),
@@ -511,7 +537,12 @@ pub fn run_setup(t: &Transpiled, plan: &mut Plan, dir: &Path, flags: &[String], 
     let inputs: Vec<usize> = (0..plan.params.len())
         .filter(|&k| state.origin(&plan.params[k].name).is_some() && plan.params[k].x_off.is_some())
         .collect();
-    let (uses, commons) = state_lines(plan, state);
+    let (uses, commons, assoc) = state_lines(plan, state);
+    if !assoc.is_empty() {
+        return Err(CliError::Usage(
+            "--setup with components of module variables of derived type is not supported yet".into(),
+        ));
+    }
     let mut lines =
         vec!["! Runs the setup routines of `adjc check --setup` and writes the state they set.".to_string()];
     lines.push("program adjc_setup".into());

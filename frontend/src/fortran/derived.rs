@@ -23,8 +23,15 @@
 //!   kernel reads three gives three parameters. This is consistent across the files, so a
 //!   call passes exactly the components its callee's dummy has.
 //!
+//! - A module variable of derived type (a scalar, plain or `pointer`: IFS's `yrecldp`)
+//!   becomes one module variable per component in use, `yrecldp_rkconv`, declared in the
+//!   module; a routine using the module reads `yrecldp%rkconv` as that variable, which the
+//!   lowering passes as module state ([`ModuleComponents`] keeps the Fortran designator for
+//!   the check driver and the drop-in wrapper).
+//!
 //! What stays refused (a located error): `class(...)`, polymorphism and type-bound
-//! procedures; pointer or allocatable variables of derived type, allocatable components
+//! procedures; pointer or allocatable variables of derived type (module arrays of types
+//! too), allocatable components
 //! of arrays of types, derived-type function results; a derived-type value where a
 //! number is expected.
 //!
@@ -88,6 +95,20 @@ pub enum PartKind {
     /// the same path.
     LowerBound { of: String, axis: usize },
 }
+
+/// A module variable of derived type becomes one module variable per component in use,
+/// named `<var>_<component>`: where each of them lives in Fortran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleComponent {
+    /// The Fortran designator, lower case: `yrecldp%ramid`.
+    pub designator: String,
+    /// The variable is a `pointer` (a caller must have it associated).
+    pub pointer: bool,
+}
+
+/// The components of the modules' derived-type variables, by (module, component
+/// variable), both lower case.
+pub type ModuleComponents = BTreeMap<(String, String), ModuleComponent>;
 
 /// Fresh expression ids for the nodes this pass creates (the parser counts from 0).
 struct Ids(ExprId);
@@ -204,7 +225,8 @@ fn rank(s: &Option<Shape>) -> usize {
 /// the bindings of each procedure (by lower-case name) and the errors of the procedures it
 /// could not rewrite (left as they are: lowering them reports the first derived-type
 /// construct it meets; the entry reports this error instead).
-pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<String, Diagnostic>) {
+#[allow(clippy::type_complexity)]
+pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<String, Diagnostic>, ModuleComponents) {
     let mut types: BTreeMap<String, TypeInfo> = BTreeMap::new();
     let mut used = BTreeSet::new();
     let mut max_id = 0;
@@ -227,27 +249,35 @@ pub fn lower_file(file: &mut File) -> (BTreeMap<String, Bindings>, BTreeMap<Stri
             TopUnit::Unsupported(_) => {}
         }
     }
-    let mut pass =
-        Pass { types, used, ids: Ids(max_id.max(1 << 30)), bindings: BTreeMap::new(), errors: BTreeMap::new() };
+    let mut pass = Pass {
+        types,
+        used,
+        ids: Ids(max_id.max(1 << 30)),
+        bindings: BTreeMap::new(),
+        errors: BTreeMap::new(),
+        module_vars: BTreeMap::new(),
+    };
     // Types assigned or passed whole keep all their components.
     let whole: Vec<String> = pass.whole_types(file);
     for t in whole {
         pass.use_all(&t, 0);
     }
+    let components = pass.module_variables(file);
     for u in &mut file.units {
         match u {
             TopUnit::Module(m) => {
+                let host = m.name.as_ref().map(|n| n.to_ascii_lowercase());
                 for item in &mut m.items {
                     if let ModuleItem::Contains(ps) = item {
-                        ps.iter_mut().for_each(|p| pass.proc(p));
+                        ps.iter_mut().for_each(|p| pass.proc(p, host.as_deref()));
                     }
                 }
             }
-            TopUnit::Procedure(p) => pass.proc(p),
+            TopUnit::Procedure(p) => pass.proc(p, None),
             TopUnit::Unsupported(_) => {}
         }
     }
-    (pass.bindings, pass.errors)
+    (pass.bindings, pass.errors, components)
 }
 
 fn add_type(types: &mut BTreeMap<String, TypeInfo>, t: &TypeDef, module: Option<String>) {
@@ -378,6 +408,9 @@ struct Pass {
     ids: Ids,
     bindings: BTreeMap<String, Bindings>,
     errors: BTreeMap<String, Diagnostic>,
+    /// The derived-type variables of each module (lower case) that became component
+    /// variables of the module.
+    module_vars: BTreeMap<String, Vec<DVar>>,
 }
 
 /// The derived-type variables of the procedure being rewritten, by lower-case name.
@@ -583,12 +616,145 @@ impl Pass {
         Ok(out)
     }
 
-    fn proc(&mut self, p: &mut Procedure) {
+    /// Module variables of derived type (scalars, plain or `pointer`, of a type whose
+    /// components are of intrinsic type or nested scalar types) become one module variable
+    /// per component in use, `<var>_<component>`; a procedure using the module reads
+    /// `yrecldp%ramid` as `yrecldp_ramid` (see `rewrite`). Other forms (arrays of types,
+    /// allocatable variables) are left as they are: lowering reports them where used.
+    fn module_variables(&mut self, file: &mut File) -> ModuleComponents {
+        let mut out = ModuleComponents::new();
+        for u in &mut file.units {
+            let TopUnit::Module(m) = u else { continue };
+            let Some(mname) = m.name.as_ref().map(|n| n.to_ascii_lowercase()) else { continue };
+            if m.kind != ModuleKind::Module {
+                continue;
+            }
+            let mut items = Vec::new();
+            for item in std::mem::take(&mut m.items) {
+                let ModuleItem::Decl(d) = item else {
+                    items.push(item);
+                    continue;
+                };
+                let (vars, pointer) = match self.module_dvars(&d) {
+                    Ok(Some(found)) => found,
+                    Ok(None) => {
+                        items.push(ModuleItem::Decl(d));
+                        continue;
+                    }
+                    // Reported by the lowering of a routine using the module.
+                    Err(why) => {
+                        let mut d = d;
+                        d.parts = vec![DeclPart::Unsupported(why)];
+                        items.push(ModuleItem::Decl(d));
+                        continue;
+                    }
+                };
+                for v in vars {
+                    for decl in self.leaf_decls(&v, d.span) {
+                        items.push(ModuleItem::Decl(decl));
+                    }
+                    for l in &v.leaves {
+                        let designator = std::iter::once(v.name.clone())
+                            .chain(l.path.iter().cloned())
+                            .collect::<Vec<_>>()
+                            .join("%")
+                            .to_ascii_lowercase();
+                        out.insert(
+                            (mname.clone(), l.name.to_ascii_lowercase()),
+                            ModuleComponent { designator, pointer },
+                        );
+                    }
+                    self.module_vars.entry(mname.clone()).or_default().push(v);
+                }
+            }
+            m.items = items;
+        }
+        out
+    }
+
+    /// The variables of a module's declaration of derived-type scalars, with their
+    /// components in use; `Ok(None)` when the declaration is not of a derived type, an
+    /// error (reported where a routine uses the module) for the forms not supported.
+    #[allow(clippy::type_complexity)]
+    fn module_dvars(&self, d: &Decl) -> Result<Option<(Vec<DVar>, bool)>, Diagnostic> {
+        let Some(TypeSpec::Derived { name: tname, class, span: tspan }) = d.type_spec() else { return Ok(None) };
+        let help = "module variables of derived type are supported as scalars (`type(t) :: v`, \
+                    `type(t), pointer :: v`); pass the arrays to the kernel as arguments";
+        let first = d.entities.first().map(|e| e.name.clone()).unwrap_or_default();
+        if *class {
+            return Err(err(*tspan, "polymorphic `class(...)` module variables are not supported", help));
+        }
+        let mut pointer = false;
+        for part in &d.parts {
+            match part {
+                DeclPart::Attr(a) => match &a.kind {
+                    AttrKind::Pointer => pointer = true,
+                    AttrKind::Save => {}
+                    AttrKind::Other(o) if matches!(o.as_str(), "target" | "public" | "private" | "protected") => {}
+                    AttrKind::Allocatable | AttrKind::Dimension(_) => {
+                        return Err(err(
+                            a.span,
+                            format!("the module variable `{first}` is an array or allocatable of derived type: not supported yet"),
+                            help,
+                        ))
+                    }
+                    AttrKind::Parameter => {
+                        return Err(err(
+                            a.span,
+                            "derived-type constants are not supported",
+                            "declare the components as `parameter` constants",
+                        ))
+                    }
+                    _ => {
+                        return Err(err(
+                            a.span,
+                            format!("this attribute of the derived-type module variable `{first}` is not supported"),
+                            help,
+                        ))
+                    }
+                },
+                DeclPart::Unsupported(x) => return Err(x.clone()),
+                DeclPart::Type(_) => {}
+            }
+        }
+        let mut vars = Vec::new();
+        for e in &d.entities {
+            if e.shape.is_some() {
+                return Err(err(
+                    e.span,
+                    format!("the module variable `{}` is an array of derived type: not supported yet", e.name),
+                    help,
+                ));
+            }
+            if e.init.is_some() {
+                return Err(err(
+                    e.span,
+                    format!("the derived-type module variable `{}` has an initial value", e.name),
+                    "set its components in a setup routine",
+                ));
+            }
+            let mut v = DVar {
+                name: e.name.clone(),
+                span: e.span,
+                type_key: tname.to_ascii_lowercase(),
+                shape: None,
+                intent: None,
+                dummy: false,
+                save: false,
+                leaves: Vec::new(),
+            };
+            v.leaves = self.leaves(&v.name, &v.type_key, v.span, vec![None], Vec::new())?;
+            vars.push(v);
+        }
+        Ok(Some((vars, pointer)))
+    }
+
+    fn proc(&mut self, p: &mut Procedure, host: Option<&str>) {
         for c in &mut p.contains {
-            self.proc(c);
+            self.proc(c, host);
         }
         let key = p.name.to_ascii_lowercase();
-        match self.rewrite(p) {
+        match self.rewrite(p, host) {
             Ok(b) => {
                 self.bindings.entry(key).or_insert(b);
             }
@@ -599,7 +765,7 @@ impl Pass {
     }
 
     /// Rewrites one procedure; on error it is left unchanged.
-    fn rewrite(&mut self, p: &mut Procedure) -> Result<Bindings, Diagnostic> {
+    fn rewrite(&mut self, p: &mut Procedure, host: Option<&str>) -> Result<Bindings, Diagnostic> {
         let mut scope: Scope = BTreeMap::new();
         let dummy_keys: Vec<String> = p.dummies.iter().map(|(d, _)| d.to_ascii_lowercase()).collect();
         let mut local_types = Vec::new();
@@ -678,6 +844,33 @@ impl Pass {
         }
         for t in &local_types {
             add_type(&mut self.types, t, None);
+        }
+        // Derived-type variables of the modules it uses (and of its host module), unless a
+        // declaration here hides them: their components are the modules' variables.
+        if mentions_components(p) {
+            let mut modules: Vec<String> = p
+                .spec
+                .iter()
+                .filter_map(|s| match &s.kind {
+                    SpecKind::Use(u) => Some(u.module.clone()),
+                    _ => None,
+                })
+                .collect();
+            modules.extend(host.map(str::to_string));
+            let mut declared: BTreeSet<String> = dummy_keys.iter().cloned().collect();
+            for s in &p.spec {
+                if let SpecKind::Decl(d) | SpecKind::Attributes(d) = &s.kind {
+                    declared.extend(d.entities.iter().map(|e| e.name.to_ascii_lowercase()));
+                }
+            }
+            for m in modules {
+                for v in self.module_vars.get(&m).cloned().unwrap_or_default() {
+                    let k = v.name.to_ascii_lowercase();
+                    if !declared.contains(&k) {
+                        scope.entry(k).or_insert(v);
+                    }
+                }
+            }
         }
         if scope.is_empty() {
             if local_types.is_empty() && !mentions_components(p) {

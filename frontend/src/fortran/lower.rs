@@ -1072,7 +1072,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             let from = match &origin {
                 super::state::Origin::Common { block: Some(b), member } => format!("COMMON /{b}/ {member}"),
                 super::state::Origin::Common { block: None, member } => format!("blank COMMON {member}"),
-                super::state::Origin::Module { module, var } => format!("module {module}, {var}"),
+                super::state::Origin::Module { module, var, .. } => format!("module {module}, {var}"),
             };
             let is_written = written.contains(&v);
             if var.ty == Type::Scalar(Scalar::I64) && is_written {

@@ -243,8 +243,9 @@ fn lower_here(asm: &Assembled, entry: Option<&str>) -> Result<LoweredHere, Diagn
     computed_goto::rewrite(&mut file);
     backward_goto::rewrite(&mut file);
     keywords::positional(&mut file);
-    let (bindings, derived_errors) = derived::lower_file(&mut file);
-    let unit = scan::scan(&file)?;
+    let (bindings, derived_errors, components) = derived::lower_file(&mut file);
+    let mut unit = scan::scan(&file)?;
+    unit.module_components = components;
     let file_of = |p: &scan::Proc| asm.origin(p.name_span.line).map(|o| o.file);
     if unit.procs.is_empty() {
         return Err(Diagnostic::error(Span::NONE, format!("no subroutine or function found in `{main_name}`"))

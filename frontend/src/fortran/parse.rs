@@ -342,6 +342,16 @@ impl<'s> Parser<'s> {
                         entities.push(e);
                     }
                 }
+                // `p => null()`: the variable, without its initial association (derived-type
+                // module variables read it as the pointer's target, see `derived`).
+                "pointer_init_declarator"
+                    if self.text(c).to_ascii_lowercase().replace(' ', "").ends_with("=>null()")
+                        && named(c).first().is_some_and(|k| k.kind() == "identifier") =>
+                {
+                    if let Some(e) = named(c).first().and_then(|k| self.entity(*k)) {
+                        entities.push(e);
+                    }
+                }
                 _ => parts.push(DeclPart::Unsupported(unsupported(
                     self.sp(c),
                     format!("cannot read this declaration (`{}`)", self.text(c).trim()),

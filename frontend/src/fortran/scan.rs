@@ -38,6 +38,8 @@ pub struct Unit<'t> {
     /// Generic names (lower case) of the modules' interfaces and their specific
     /// procedures, resolved at each call by the arguments (`inline::resolve_generic`).
     pub generics: std::collections::BTreeMap<String, Vec<String>>,
+    /// The component variables of the modules' derived-type variables (`derived`).
+    pub module_components: super::derived::ModuleComponents,
 }
 
 impl<'t> Unit<'t> {
@@ -58,6 +60,7 @@ pub fn scan(file: &ast::File) -> Result<Unit<'_>, Diagnostic> {
         module_decls: Vec::new(),
         modules: Vec::new(),
         module_decls_of: Default::default(),
+        module_components: Default::default(),
         generics: Default::default(),
     };
     for unit in &file.units {

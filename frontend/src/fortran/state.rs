@@ -17,8 +17,10 @@
 //! fill it. Module variables are keyed by (module, name) and reached by `use`.
 //!
 //! What is supported: scalars and explicit-shape arrays with constant bounds, of the
-//! intrinsic types. Allocatable and pointer module variables, and variables of derived
-//! types, stay errors where they are used. Integer state that the routine writes is an
+//! intrinsic types, and the components of scalar module variables of derived type (which
+//! `derived` turned into module variables `<var>_<component>`; their origin names the
+//! designator `yrecldp%rkconv`). Allocatable and pointer module variables of intrinsic
+//! type stay errors where they are used. Integer state that the routine writes is an
 //! error (integers are sizes, passed by value).
 //!
 //! The public part ([`FortranState`]) goes with the lowered module to the CLI, which uses
@@ -37,7 +39,9 @@ pub enum Origin {
     /// Member `member` (lower case) of COMMON block `block` (lower case; `None`: blank).
     Common { block: Option<String>, member: String },
     /// Variable `var` of module `module` (both lower case).
-    Module { module: String, var: String },
+    /// `var` may be a component designator (`yrecldp%ramid`) of a module variable of
+    /// derived type; `pointer`: that variable is a pointer.
+    Module { module: String, var: String, pointer: bool },
 }
 
 /// A parameter of the C function that is not a dummy argument of the routine.
@@ -190,7 +194,12 @@ fn block_label(key: &str) -> String {
 impl<'s, 't> Lowerer<'s, 't> {
     /// A variable name for state, `<prefix>_<name>`, not taken by another variable.
     fn state_name(&self, prefix: &str, name: &str) -> String {
-        let base = format!("{prefix}_{}", name.to_ascii_lowercase());
+        self.free_name(&format!("{prefix}_{}", name.to_ascii_lowercase()))
+    }
+
+    /// `base`, or `base_2`, ... when another variable has that name.
+    fn free_name(&self, base: &str) -> String {
+        let base = base.to_string();
         let taken = |n: &str| self.f.vars.iter().any(|v| v.name.eq_ignore_ascii_case(n));
         if !taken(&base) {
             return base;
@@ -348,10 +357,19 @@ impl<'s, 't> Lowerer<'s, 't> {
                 let v = match self.state.module_vars.get(&id) {
                     Some(v) => *v,
                     None => {
-                        let name = self.state_name(&module, &sym.name);
+                        // A component of a derived-type variable keeps its name (`yrecldp_ramid`).
+                        let comp = self.unit.module_components.get(&id).cloned();
+                        let name = match &comp {
+                            Some(_) => self.free_name(&sym.name.to_ascii_lowercase()),
+                            None => self.state_name(&module, &sym.name),
+                        };
                         let Ok(v) = self.state_var(&sym, name, "module") else { continue };
                         self.state.module_vars.insert(id, v);
-                        self.state.origins.push((v, Origin::Module { module: module.clone(), var: key.clone() }));
+                        let (var, pointer) = match comp {
+                            Some(c) => (c.designator, c.pointer),
+                            None => (key.clone(), false),
+                        };
+                        self.state.origins.push((v, Origin::Module { module: module.clone(), var, pointer }));
                         v
                     }
                 };
