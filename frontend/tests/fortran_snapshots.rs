@@ -111,7 +111,8 @@ example_snapshot!(
     forall_masks,
     jacobi_fixed_point,
     transmittance_abort,
-    goto_newton
+    goto_newton,
+    cloudsc_module_type
 );
 
 #[test]
@@ -121,5 +122,5 @@ fn every_example_has_a_snapshot() {
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "f90" || x == "f")))
         .count();
-    assert_eq!(n, 57, "add the new example to example_snapshot! above");
+    assert_eq!(n, 58, "add the new example to example_snapshot! above");
 }
