@@ -271,11 +271,6 @@ static inline void adjc_advise_huge_(void *p, size_t bytes)
  * it taken does not wait but allocates or frees as without a cache. Statistics
  * (ADJC_STATS) count what generated code holds, cached blocks excluded.
  */
-#if defined(__GNUC__)
-#define ADJC_MALLOC_ATTR_ __attribute__((malloc, noinline, unused))
-#else
-#define ADJC_MALLOC_ATTR_
-#endif
 #if defined(__STDC_NO_ATOMICS__) || defined(__cplusplus)
 #define ADJC_BLOCK_CACHE_NO_ATOMICS_ 1 /* C11's <stdatomic.h> is what guards the cache */
 #endif
@@ -382,10 +377,7 @@ static inline bool adjc_block_cache_keep_(adjc_block_ *b)
 }
 #endif
 
-/* Out of line and marked `malloc`: a block may come from the cache, and inlined, gcc could
- * no longer tell that the arrays of one call never alias, and would give up vectorising
- * their loops for the run-time alias checks it would need (powers.py's adjoint). */
-ADJC_MALLOC_ATTR_ static void *adjc_malloc(size_t bytes)
+static inline void *adjc_malloc(size_t bytes)
 {
     if (bytes > SIZE_MAX - sizeof(adjc_block_)) {
         return NULL;

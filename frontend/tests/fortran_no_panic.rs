@@ -68,6 +68,7 @@ fn every_example_lowers() {
         "yomhook",
         "radiation_state",
         "radiation_io",
+        "yoecldp",
     ]
     .iter()
     .map(|m| {
