@@ -22,6 +22,7 @@ fn example(name: &str) -> String {
         "layer_weights" => &["parkind1"],
         "scale_optical_depth" => &["yomhook", "radiation_state"],
         "transmittance_abort" => &["radiation_io"],
+        "cloudsc_module_type" => &["parkind1", "yomhook", "yoecldp"],
         _ => &[],
     };
     for m in modules {
