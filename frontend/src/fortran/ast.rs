@@ -342,6 +342,41 @@ pub struct Stmt {
     pub kind: StmtKind,
 }
 
+impl Stmt {
+    /// The statement lists nested directly in this statement (a `do` body, the branches of an
+    /// `if`, `where` or `select case`), for the passes that walk every list of a routine.
+    pub fn bodies(&self) -> Vec<&Vec<Stmt>> {
+        match &self.kind {
+            StmtKind::Do(d) => vec![&d.body],
+            StmtKind::If(b) => std::iter::once(&b.then_body)
+                .chain(b.clauses.iter().map(|c| match c {
+                    ElseClause::ElseIf { body, .. } | ElseClause::Else { body, .. } => body,
+                }))
+                .collect(),
+            StmtKind::Where(w) => std::iter::once(&w.body).chain(w.elsewhere.iter().map(|e| &e.body)).collect(),
+            StmtKind::Select(c) => c.cases.iter().map(|c| &c.body).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Stmt::bodies`], to rewrite them.
+    pub fn bodies_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        match &mut self.kind {
+            StmtKind::Do(d) => vec![&mut d.body],
+            StmtKind::If(b) => std::iter::once(&mut b.then_body)
+                .chain(b.clauses.iter_mut().map(|c| match c {
+                    ElseClause::ElseIf { body, .. } | ElseClause::Else { body, .. } => body,
+                }))
+                .collect(),
+            StmtKind::Where(w) => {
+                std::iter::once(&mut w.body).chain(w.elsewhere.iter_mut().map(|e| &mut e.body)).collect()
+            }
+            StmtKind::Select(c) => c.cases.iter_mut().map(|c| &mut c.body).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum StmtKind {
     Assign {

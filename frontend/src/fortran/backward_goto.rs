@@ -59,37 +59,9 @@ fn count_gotos(stmts: &[Stmt], out: &mut BTreeMap<String, usize>) {
         if let StmtKind::Goto { label: Some(l) } = &s.kind {
             *out.entry(l.clone()).or_default() += 1;
         }
-        for b in inner_lists(s) {
+        for b in s.bodies() {
             count_gotos(b, out);
         }
-    }
-}
-
-fn inner_lists(s: &Stmt) -> Vec<&Vec<Stmt>> {
-    match &s.kind {
-        StmtKind::Do(d) => vec![&d.body],
-        StmtKind::If(b) => std::iter::once(&b.then_body)
-            .chain(b.clauses.iter().map(|c| match c {
-                super::ast::ElseClause::ElseIf { body, .. } | super::ast::ElseClause::Else { body, .. } => body,
-            }))
-            .collect(),
-        StmtKind::Where(w) => std::iter::once(&w.body).chain(w.elsewhere.iter().map(|e| &e.body)).collect(),
-        StmtKind::Select(c) => c.cases.iter().map(|c| &c.body).collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn inner_lists_mut(s: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
-    match &mut s.kind {
-        StmtKind::Do(d) => vec![&mut d.body],
-        StmtKind::If(b) => std::iter::once(&mut b.then_body)
-            .chain(b.clauses.iter_mut().map(|c| match c {
-                super::ast::ElseClause::ElseIf { body, .. } | super::ast::ElseClause::Else { body, .. } => body,
-            }))
-            .collect(),
-        StmtKind::Where(w) => std::iter::once(&mut w.body).chain(w.elsewhere.iter_mut().map(|e| &mut e.body)).collect(),
-        StmtKind::Select(c) => c.cases.iter_mut().map(|c| &mut c.body).collect(),
-        _ => Vec::new(),
     }
 }
 
@@ -108,7 +80,7 @@ fn closing_goto(s: &Stmt) -> Option<(&str, Option<&Expr>)> {
 fn list(stmts: &mut Vec<Stmt>, targets: &BTreeMap<String, usize>) {
     // Inner lists first: a loop inside a region is rewritten before the region's own.
     for s in stmts.iter_mut() {
-        for b in inner_lists_mut(s) {
+        for b in s.bodies_mut() {
             list(b, targets);
         }
     }
@@ -173,7 +145,7 @@ fn labels_in(stmts: &[Stmt], out: &mut Vec<String>) {
         if let StmtKind::Label(l) = &s.kind {
             out.push(l.clone());
         }
-        for b in inner_lists(s) {
+        for b in s.bodies() {
             labels_in(b, out);
         }
     }
@@ -184,7 +156,7 @@ fn unnamed_jump_outside_do(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Exit(None) | StmtKind::Cycle(None) => true,
         StmtKind::Do(_) => false,
-        _ => inner_lists(s).into_iter().any(|b| unnamed_jump_outside_do(b)),
+        _ => s.bodies().into_iter().any(|b| unnamed_jump_outside_do(b)),
     })
 }
 
@@ -194,7 +166,7 @@ fn unnamed_jump_outside_do(stmts: &[Stmt]) -> bool {
 fn leaves(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Return | StmtKind::Exit(Some(_)) => true,
-        _ => inner_lists(s).into_iter().any(|b| leaves(b)),
+        _ => s.bodies().into_iter().any(|b| leaves(b)),
     })
 }
 
@@ -204,7 +176,7 @@ fn retarget(stmts: &mut [Stmt], label: &str, name: &str) {
         if matches!(&s.kind, StmtKind::Goto { label: Some(l) } if l == label) {
             s.kind = StmtKind::Cycle(Some(name.to_string()));
         }
-        for b in inner_lists_mut(s) {
+        for b in s.bodies_mut() {
             retarget(b, label, name);
         }
     }

@@ -57,43 +57,15 @@ fn goto_targets(stmts: &[Stmt], out: &mut BTreeSet<String>) {
         if let StmtKind::Goto { label: Some(l) } = &s.kind {
             out.insert(l.clone());
         }
-        for b in inner_lists(s) {
+        for b in s.bodies() {
             goto_targets(b, out);
         }
     }
 }
 
-fn inner_lists(s: &Stmt) -> Vec<&Vec<Stmt>> {
-    match &s.kind {
-        StmtKind::Do(d) => vec![&d.body],
-        StmtKind::If(b) => std::iter::once(&b.then_body)
-            .chain(b.clauses.iter().map(|c| match c {
-                super::ast::ElseClause::ElseIf { body, .. } | super::ast::ElseClause::Else { body, .. } => body,
-            }))
-            .collect(),
-        StmtKind::Where(w) => std::iter::once(&w.body).chain(w.elsewhere.iter().map(|e| &e.body)).collect(),
-        StmtKind::Select(c) => c.cases.iter().map(|c| &c.body).collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn inner_lists_mut(s: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
-    match &mut s.kind {
-        StmtKind::Do(d) => vec![&mut d.body],
-        StmtKind::If(b) => std::iter::once(&mut b.then_body)
-            .chain(b.clauses.iter_mut().map(|c| match c {
-                super::ast::ElseClause::ElseIf { body, .. } | super::ast::ElseClause::Else { body, .. } => body,
-            }))
-            .collect(),
-        StmtKind::Where(w) => std::iter::once(&mut w.body).chain(w.elsewhere.iter_mut().map(|e| &mut e.body)).collect(),
-        StmtKind::Select(c) => c.cases.iter_mut().map(|c| &mut c.body).collect(),
-        _ => Vec::new(),
-    }
-}
-
 fn list(stmts: &mut Vec<Stmt>, targets: &BTreeSet<String>) {
     for s in stmts.iter_mut() {
-        for b in inner_lists_mut(s) {
+        for b in s.bodies_mut() {
             list(b, targets);
         }
     }
@@ -189,7 +161,7 @@ fn changed_names(stmts: &[Stmt], out: &mut BTreeSet<String>) {
             }
             _ => {}
         }
-        for b in inner_lists(s) {
+        for b in s.bodies() {
             changed_names(b, out);
         }
     }
