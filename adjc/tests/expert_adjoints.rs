@@ -83,12 +83,14 @@ fn mlp_relu_masks_and_bias_reductions() {
     // of b1_b's columns and running along the rows of relu1_x_b (autodiff/src/column_tiles.rs).
     let bias = block_after(adj, "b1_b[j] +=");
     assert_eq!(bias[0].trim(), "b1_b[j] += relu1_x_b_(i, j);");
+    // The tile's loop is `simd` (a sequential map inside a parallel one, emit/src/omp.rs).
     let lines: Vec<&str> = adj.lines().collect();
     let at = lines.iter().position(|l| l.contains("b1_b[j] +=")).unwrap();
     assert_eq!(lines[at - 1].trim(), "for (int64_t j = j_tile * 32; j < adjc_min_i64(j_tile * 32 + 32, S0); j++) {");
-    assert_eq!(lines[at - 2].trim(), "for (int64_t i = 0; i < N; i++) {");
-    assert_eq!(lines[at - 3].trim(), "for (int64_t j_tile = 0; j_tile < (S0 + 31) / 32; j_tile++) {");
-    assert_eq!(lines[at - 4].trim(), "ADJC_OMP(parallel for)");
+    assert_eq!(lines[at - 2].trim(), "ADJC_OMP(simd)");
+    assert_eq!(lines[at - 3].trim(), "for (int64_t i = 0; i < N; i++) {");
+    assert_eq!(lines[at - 4].trim(), "for (int64_t j_tile = 0; j_tile < (S0 + 31) / 32; j_tile++) {");
+    assert_eq!(lines[at - 5].trim(), "ADJC_OMP(parallel for)");
 }
 
 #[test]

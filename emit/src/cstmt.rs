@@ -685,6 +685,11 @@ impl<'a> Emitter<'a> {
                     self.line(format!("ADJC_OMP({simd})"));
                 }
             }
+            // A sequential map inside a parallel one: its innermost loop is `simd` in the
+            // outlined code, where gcc cannot see that the arrays are distinct.
+            if plan.nested_simd && !self.serial_copy && n + 1 == m.dims.len() {
+                self.line("ADJC_OMP(simd)");
+            }
             let var = self.cx.name(d.var);
             let text =
                 format!("for (int64_t {var} = {}; {}; {var}++) {{", self.expr(&d.start), self.upper_cond(var, &d.stop));

@@ -46,6 +46,9 @@
 //!   or scalar written outside the iteration — except accumulations into the map's own
 //!   scalar reductions, which the inner loop carries as `simd reduction(op:x)` (a sum such
 //!   as go_fast's `trace_b += ret_b[j, k]` is otherwise one scalar add chain per element).
+//!   A map kept sequential inside a parallel map gets `ADJC_OMP(simd)` on its innermost loop
+//!   under the same conditions (lenet's convolution over channels): in the outlined
+//!   function gcc no longer knows the arrays apart and versions the loop for aliasing.
 //! * Scalar locals written inside a map body are private to an iteration: they are declared
 //!   at the top of the body of the parallel map around the write (or of the outermost map
 //!   when none is parallel). A variable also used outside such maps is declared at the
@@ -102,6 +105,11 @@ pub(crate) struct MapPlan {
     pub simd: bool,
     /// `schedule(static, 1)` for triangular maps.
     pub balanced: bool,
+    /// A map decided inside a parallel map (it runs in the function OpenMP outlines).
+    pub in_parallel: bool,
+    /// `ADJC_OMP(simd)` on the innermost loop of such a map, sequential itself
+    /// ([`nested_simd_safe`]).
+    pub nested_simd: bool,
     /// `nowait` on a worksharing loop the next one does not depend on ([`crate::nowait`]).
     pub nowait: bool,
     /// An explicit `schedule(static)`: the map shares its iterations with a neighbour in the
@@ -362,7 +370,7 @@ impl Walker<'_> {
 
     /// The mode of a map met outside any parallel map.
     fn decide(&mut self, m: &Map) -> MapPlan {
-        let mut plan = MapPlan { collapse: 1, ..MapPlan::default() };
+        let mut plan = MapPlan { collapse: 1, in_parallel: self.parallel.is_some(), ..MapPlan::default() };
         if self.parallel.is_some() || self.at.serial {
             return plan;
         }
@@ -540,14 +548,33 @@ pub(crate) fn reduction_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Op
 /// scalars declared in its body; `reductions` the map's reduction clauses: a shared `+=`,
 /// `*=`, `max=` or `min=` into one of them (not boolean) becomes a `simd reduction` too.
 fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<VarId, AccOp>) -> bool {
-    let Some(inner) = m.dims.last() else { return false };
-    let v = inner.var;
     // A one-dimensional map is vectorised by gcc anyway, except for a scalar reduction:
     // without `simd reduction` its strict left-to-right sum is one add chain (shallow_water's
     // `dt_b += ...`: 4 cycles an element). So 1-D maps carry `simd` only with reductions.
-    if (m.dims.len() < 2 && reductions.is_empty())
-        || m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v)))
-    {
+    if m.dims.len() < 2 && reductions.is_empty() {
+        return false;
+    }
+    lanes_independent(f, m, private, reductions)
+}
+
+/// Whether the innermost loop of `m`, a map kept sequential inside a parallel map, can carry
+/// `omp simd`. Inside the function OpenMP outlines, gcc sees the arrays as pointers loaded
+/// from a struct, no longer as distinct allocations, and versions a short inner loop with
+/// run-time alias checks on every entry (lenet's convolution: `out[k, i, j, l] += in[...] *
+/// w[..., l]` over 6 channels, entered 25 times per output pixel, made the `-fopenmp` build
+/// at one thread 40% slower than the serial one). A map's iterations are independent by
+/// construction, so the pragma states what adjc knows and gcc cannot prove.
+fn nested_simd_safe(f: &Function, m: &Map) -> bool {
+    lanes_independent(f, m, &[], &BTreeMap::new())
+}
+
+/// Whether the innermost loop of `m` vectorises lane by lane: unit-stride writes (forwards or
+/// reversed), reads unit-stride or free of its variable, no inner loop, call or tape, and no
+/// scalar written but the `private` ones and the `reductions`.
+fn lanes_independent(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<VarId, AccOp>) -> bool {
+    let Some(inner) = m.dims.last() else { return false };
+    let v = inner.var;
+    if m.dims.iter().any(|d| d.var != v && (d.start.mentions(v) || d.stop.mentions(v))) {
         return false;
     }
     // An inner loop of fewer iterations than a vector has lanes, known at compile time (a
@@ -689,11 +716,15 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>, placed: &BTreeSet<
     }
     // `simd` needs the private scalars: decided last, on the maps themselves.
     let mut simd = BTreeSet::new();
+    let mut nested = BTreeSet::new();
     walk_stmts(&f.body, &mut |s| {
         if let StmtKind::Map(m) = &s.kind {
             if let Some(plan) = maps.get(&key(m)) {
                 if plan.parallel() && plan.collapse == 1 && simd_safe(f, m, &plan.private, &plan.reductions) {
                     simd.insert(key(m));
+                }
+                if !plan.parallel() && plan.in_parallel && nested_simd_safe(f, m) {
+                    nested.insert(key(m));
                 }
             }
         }
@@ -701,6 +732,11 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>, placed: &BTreeSet<
     for k in simd {
         if let Some(plan) = maps.get_mut(&k) {
             plan.simd = true;
+        }
+    }
+    for k in nested {
+        if let Some(plan) = maps.get_mut(&k) {
+            plan.nested_simd = true;
         }
     }
     Plan { maps, regions, region_loops, top: top.into_iter().collect(), placed: placed.clone(), unread, owners }
