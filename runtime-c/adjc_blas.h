@@ -1183,7 +1183,12 @@ static inline void adjc_dltsolve_rows_(int64_t n, const double *L, double *R) {
 static inline void adjc_dcholesky_adjoint(int64_t n, const double *L, int64_t lrs, int64_t lcs,
                                           const double *Lb, int64_t brs, int64_t bcs, double beta,
                                           double *Ab, int64_t ars, int64_t acs) {
-    size_t nn = (size_t)(n > 0 ? n : 1);
+    /* Nothing to do for an empty matrix; returning here also shows gcc that the loops below
+     * write W and Q before the library reads them (else -Wmaybe-uninitialized at -O1). */
+    if (n <= 0) {
+        return;
+    }
+    size_t nn = (size_t)n;
     double *W = malloc(sizeof(double) * nn * nn); /* L, column-major */
     double *P = malloc(sizeof(double) * nn * nn);
     double *Q = malloc(sizeof(double) * nn * nn);

@@ -63,6 +63,22 @@ int omp_get_max_threads(void);
 #define ADJC_OMP_PAYS(work) ((void)(work), 0)
 #endif
 
+/*
+ * Row sums written in tiles (a convolution's sum over its window and input channels into
+ * each output pixel's channels): ADJC_SUM_TILE partial sums at a time in a local array of
+ * that constant size, whose lane loops the compiler unrolls and keeps in vector registers,
+ * then one tile of ADJC_SUM_TILE / 2, then the rest one by one. 16 doubles are four AVX2
+ * registers (independent add chains); measured against a single width of 8 and of 16 on the
+ * conv2d_bias, resnet and lenet shapes (benchmarks/README.md). Override with
+ * -DADJC_SUM_TILE=... (an even number, at least 2).
+ */
+#ifndef ADJC_SUM_TILE
+#define ADJC_SUM_TILE 16
+#endif
+#if ADJC_SUM_TILE < 2
+#error "ADJC_SUM_TILE must be at least 2"
+#endif
+
 /* ---- element-wise math that vectorises ----------------------------------------------- */
 
 /*
@@ -210,7 +226,10 @@ static inline void adjc_stats_add_(int64_t *counter, int64_t bytes)
  * a `--memory-limit` plan bounds. Without ADJC_STATS both return 0 and cost nothing.
  */
 typedef union adjc_block_ {
-    size_t bytes;
+    struct {
+        size_t bytes;    /* what the caller asked for (the statistics count these) */
+        size_t capacity; /* what malloc gave: a cached block serves any size up to this */
+    };
     max_align_t align; /* keeps the caller's part of the block suitably aligned */
 } adjc_block_;
 
@@ -251,16 +270,155 @@ static inline void adjc_advise_huge_(void *p, size_t bytes)
 }
 #endif
 
-static inline void *adjc_malloc(size_t bytes)
+/*
+ * Large blocks freed by one call are kept for the next (a block cache). glibc gives blocks
+ * of more than 128 KiB back to the kernel when they are freed (munmap, or trimming the top
+ * of the heap), so without the cache every call of a function page-faults its work arrays
+ * afresh: a third of the CPU time of resnet's adjoint at preset S (4 MB of work arrays,
+ * 1.5 ms of arithmetic) went to the kernel zeroing and mapping pages. adjc_free keeps a
+ * block of at least ADJC_BLOCK_CACHE_MIN_BYTES (64 KiB) while the blocks kept hold at most
+ * ADJC_BLOCK_CACHE_BYTES (64 MiB) in ADJC_BLOCK_CACHE_SLOTS places; adjc_malloc takes the
+ * smallest kept block that fits and is at most twice the size asked. Kept blocks stay
+ * reachable (LeakSanitizer counts them as such) and go back to the system at exit.
+ * -DADJC_BLOCK_CACHE_BYTES=0 turns the cache off (every block freed on return, as before);
+ * it is off under AddressSanitizer, where a reused block would hide a use after free, and
+ * where the compiler has no C11 atomics. The cache is one per translation unit (a static
+ * in this header), shared by the threads: a spin flag guards it, and a thread that finds
+ * it taken does not wait but allocates or frees as without a cache. Statistics
+ * (ADJC_STATS) count what generated code holds, cached blocks excluded.
+ */
+#if defined(__STDC_NO_ATOMICS__) || defined(__cplusplus)
+#define ADJC_BLOCK_CACHE_NO_ATOMICS_ 1 /* C11's <stdatomic.h> is what guards the cache */
+#endif
+#ifndef ADJC_BLOCK_CACHE_BYTES
+#if defined(__SANITIZE_ADDRESS__) || defined(ADJC_BLOCK_CACHE_NO_ATOMICS_)
+#define ADJC_BLOCK_CACHE_BYTES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ADJC_BLOCK_CACHE_BYTES 0
+#endif
+#endif
+#endif
+#ifndef ADJC_BLOCK_CACHE_BYTES
+#define ADJC_BLOCK_CACHE_BYTES ((size_t)64 << 20)
+#endif
+#ifndef ADJC_BLOCK_CACHE_MIN_BYTES
+#define ADJC_BLOCK_CACHE_MIN_BYTES ((size_t)64 << 10)
+#endif
+#ifndef ADJC_BLOCK_CACHE_SLOTS
+#define ADJC_BLOCK_CACHE_SLOTS 32
+#endif
+
+#if !defined(ADJC_BLOCK_CACHE_NO_ATOMICS_)
+#include <stdatomic.h>
+typedef struct adjc_block_cache_ {
+    atomic_flag busy;
+    size_t held; /* capacity of the blocks kept */
+    adjc_block_ *slot[ADJC_BLOCK_CACHE_SLOTS];
+} adjc_block_cache_;
+
+static inline adjc_block_cache_ *adjc_block_cache_lock_(void)
+{
+    static adjc_block_cache_ cache = {ATOMIC_FLAG_INIT, 0, {NULL}};
+    return atomic_flag_test_and_set_explicit(&cache.busy, memory_order_acquire) ? NULL : &cache;
+}
+
+static inline void adjc_block_cache_unlock_(adjc_block_cache_ *c)
+{
+    atomic_flag_clear_explicit(&c->busy, memory_order_release);
+}
+
+/* A kept block of at least `bytes` (and at most twice as many), or NULL. */
+static inline adjc_block_ *adjc_block_cache_take_(size_t bytes)
+{
+    const size_t limit = ADJC_BLOCK_CACHE_BYTES; /* variables: no -Wtype-limits when 0 */
+    const size_t least = ADJC_BLOCK_CACHE_MIN_BYTES;
+    adjc_block_cache_ *c = limit == 0 || bytes < least ? NULL : adjc_block_cache_lock_();
+    if (c == NULL) {
+        return NULL;
+    }
+    int best = -1;
+    for (int i = 0; i < ADJC_BLOCK_CACHE_SLOTS; i++) {
+        adjc_block_ *k = c->slot[i];
+        if (k != NULL && k->capacity >= bytes && k->capacity / 2 <= bytes
+            && (best < 0 || k->capacity < c->slot[best]->capacity)) {
+            best = i;
+        }
+    }
+    adjc_block_ *b = NULL;
+    if (best >= 0) {
+        b = c->slot[best];
+        c->slot[best] = NULL;
+        c->held -= b->capacity;
+    }
+    adjc_block_cache_unlock_(c);
+    return b;
+}
+
+/* Keeps `b` for a later adjc_malloc when there is room; whether it did. */
+static inline bool adjc_block_cache_keep_(adjc_block_ *b)
+{
+    const size_t limit = ADJC_BLOCK_CACHE_BYTES;
+    const size_t least = ADJC_BLOCK_CACHE_MIN_BYTES;
+    adjc_block_cache_ *c = limit == 0 || b->capacity < least || b->capacity > limit
+                               ? NULL
+                               : adjc_block_cache_lock_();
+    if (c == NULL) {
+        return false;
+    }
+    bool kept = false;
+    if (b->capacity <= limit - c->held) {
+        for (int i = 0; i < ADJC_BLOCK_CACHE_SLOTS && !kept; i++) {
+            if (c->slot[i] == NULL) {
+                c->slot[i] = b;
+                c->held += b->capacity;
+                kept = true;
+            }
+        }
+    }
+    adjc_block_cache_unlock_(c);
+    return kept;
+}
+#else
+static inline adjc_block_ *adjc_block_cache_take_(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+static inline bool adjc_block_cache_keep_(adjc_block_ *b)
+{
+    (void)b;
+    return false;
+}
+#endif
+
+/*
+ * adjc_malloc is out of line and, for gcc and clang, marked `malloc` (the block it returns
+ * aliases nothing else that is live, and holds no pointers): a block may now come from the
+ * cache, a static array the compiler sees, and inlined it would make every work array look
+ * as if it might alias the caller's arrays (loops versioned with run-time alias checks, or
+ * left scalar). The call is once per array per call.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define ADJC_MALLOC_FN_ __attribute__((malloc, noinline, unused)) static
+#else
+#define ADJC_MALLOC_FN_ static inline
+#endif
+ADJC_MALLOC_FN_ void *adjc_malloc(size_t bytes)
 {
     if (bytes > SIZE_MAX - sizeof(adjc_block_)) {
         return NULL;
     }
-    adjc_block_ *b = (adjc_block_ *)malloc(sizeof(adjc_block_) + bytes);
+    adjc_block_ *b = adjc_block_cache_take_(bytes);
     if (b == NULL) {
-        return NULL;
+        b = (adjc_block_ *)malloc(sizeof(adjc_block_) + bytes);
+        if (b == NULL) {
+            return NULL;
+        }
+        adjc_advise_huge_(b, sizeof(adjc_block_) + bytes);
+        b->capacity = bytes;
     }
-    adjc_advise_huge_(b, sizeof(adjc_block_) + bytes);
     b->bytes = bytes;
     ADJC_STATS_ADD_(live_bytes, bytes);
     return b + 1;
@@ -274,7 +432,9 @@ static inline void adjc_free(void *p)
     }
     adjc_block_ *b = (adjc_block_ *)p - 1;
     ADJC_STATS_ADD_(live_bytes, -(int64_t)b->bytes);
-    free(b);
+    if (!adjc_block_cache_keep_(b)) {
+        free(b);
+    }
 }
 
 /* realloc for blocks of adjc_malloc (NULL: a new block); on failure `p` stays valid. */
@@ -293,6 +453,7 @@ static inline void *adjc_realloc(void *p, size_t bytes)
         return NULL;
     }
     b->bytes = bytes;
+    b->capacity = bytes;
     ADJC_STATS_ADD_(live_bytes, (int64_t)bytes - (int64_t)before);
     (void)before;
     return b + 1;

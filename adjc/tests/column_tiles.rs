@@ -3,7 +3,9 @@
 //! tile's columns (unit stride). The statistics kernels keep their gradients, serial and with
 //! OpenMP at 3 threads with every parallel copy forced on (70 columns: two full tiles and a
 //! partial one, so a wrong tile bound or a scalar shared by a tile's columns fails the check).
-//! A row recurrence over independent columns (deriche) runs per tile of columns too.
+//! A row recurrence over independent columns (deriche) runs per tile of columns too. A map
+//! with more dimensions than the columns (resnet's batch norm over NHWC images: the batch is
+//! the row loop, the channels the columns) tiles its last dimension and keeps the others.
 
 mod common;
 
@@ -109,6 +111,41 @@ fn tiled_sweeps_keep_the_gradient_at_3_threads() {
             let t = text(&out);
             assert!(out.status.success() && t.contains("check passed"), "{file} (openmp {openmp}):\n{t}");
         }
+    }
+}
+
+#[test]
+fn batch_norm_over_images_runs_along_channels_in_tiles() {
+    let dir = scratch("column-tiles-resnet");
+    let out =
+        adjc(&["transpile", "examples/python/resnet.py", "--wrt", "input", "--of", "ret", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("resnet.c")).unwrap();
+    // np.mean(x, axis=0): the batch loop outside the channels of a tile, each pixel a map
+    // dimension above the tiles.
+    let (inner, outer) = loops_around(&c, "batchnorm2d1_mean_(0, l, m, n) += padded_(p, l, m, n);");
+    assert_eq!(inner, "for (int64_t n = n_tile * 32; n < adjc_min_i64(n_tile * 32 + 32, C_out); n++) {", "{c}");
+    assert_eq!(outer, "for (int64_t p = 0; p < N; p++) {", "{c}");
+    assert!(c.contains("for (int64_t m = 0; m < input_n2 + 2; m++) {\n            for (int64_t n_tile = 0; n_tile < (C_out + 31) / 32; n_tile++) {"), "{c}");
+    // The adjoint's reduction over the batch into mean_b and std_b, likewise.
+    let adj = &c[c.find("\nint resnet_basicblock_b(").unwrap()..];
+    // (Its channel loop's header is wrapped over two lines: search back from the update.)
+    let before = &adj[..adj.find("batchnorm2d3_mean_b_(0, l, m, n) -=").expect("the mean_b update")];
+    let tiles = before.rfind("for (int64_t n_tile = 0; n_tile < (input_n3 + 31) / 32; n_tile++) {").unwrap();
+    let batch = before.rfind("for (int64_t k = 0; k < N; k++) {").unwrap();
+    let channels = before.rfind("for (int64_t n = n_tile * 32;").unwrap();
+    assert!(tiles < batch && batch < channels, "{adj}");
+    assert!(!before[channels..].contains('}'), "{adj}");
+    // Two tiles and a partial one of channels, serial and at 3 threads.
+    let sizes = "N=3,input_n1=3,input_n2=4,input_n3=70,C_out=67,conv2_n0=3,conv2_n3=5";
+    for openmp in [false, true] {
+        let mut args = vec!["check", "examples/python/resnet.py", "--wrt", "input", "--of", "ret", "--sizes", sizes];
+        if openmp {
+            args.push("--openmp");
+        }
+        let out = if openmp { adjc_parallel_copies(&args) } else { adjc(&args) };
+        let t = text(&out);
+        assert!(out.status.success() && t.contains("check passed"), "resnet (openmp {openmp}):\n{t}");
     }
 }
 

@@ -23,7 +23,10 @@
 //! ```
 //!
 //! Tiles keep the parallel loop outermost (one per tile, no barrier per row) and the
-//! per-column accumulators of a tile in L1. Applies only when the body's every access that
+//! per-column accumulators of a tile in L1. The map may have more dimensions than the
+//! columns (batch norm over NHWC images: `map l, m, n { loop k over the batch }` with `n`,
+//! the channels, unit-stride): the columns are its last one, and the others stay
+//! dimensions of the map over tiles. Applies only when the body's every access that
 //! reads the column counter has it alone (plus an invariant) in the unit-stride index and
 //! one of them is strided by the row counter, when the statements are plain assignments,
 //! unshared accumulations and `if`s of them, and when every scalar the map writes is
@@ -81,8 +84,13 @@ fn block(f: &mut Function, b: Block) -> Block {
 /// The tiled form of the map `s`, when it has the shape in the module docs.
 fn tile(f: &mut Function, s: &Stmt) -> Option<Stmt> {
     let StmtKind::Map(m) = &s.kind else { return None };
-    let [dim] = m.dims.as_slice() else { return None };
+    // The columns are the map's last dimension; the others (batch norm's pixels over
+    // `map l, m, n`) stay dimensions of the map over tiles.
+    let (dim, outer) = m.dims.split_last()?;
     let k = dim.var;
+    if outer.iter().any(|d| dim.start.mentions(d.var) || dim.stop.mentions(d.var)) {
+        return None;
+    }
     // A constant number of columns below two tiles gains nothing.
     let n = |e: &Expr| adjc_ir::eval::eval_int(e, &|_| None);
     if let (Some(a), Some(b)) = (n(&dim.start), n(&dim.stop)) {
@@ -172,8 +180,9 @@ fn tile(f: &mut Function, s: &Stmt) -> Option<Stmt> {
     if !post.is_empty() {
         out.push(phase(f, post, post[0].span));
     }
-    let d = MapDim { var: t, start: Expr::int(0), stop: tiles };
-    Some(Stmt { kind: StmtKind::Map(Map { id: m.id, dims: vec![d], body: out }), ..s.clone() })
+    let mut dims = outer.to_vec();
+    dims.push(MapDim { var: t, start: Expr::int(0), stop: tiles });
+    Some(Stmt { kind: StmtKind::Map(Map { id: m.id, dims, body: out }), ..s.clone() })
 }
 
 /// Assignments, unshared accumulations and `if`s of them.

@@ -7,8 +7,8 @@ use crate::layout::Access;
 use crate::omp::{self, MapKey, MapPlan, Mode, Plan, Sync};
 use crate::sizes::Arena;
 use adjc_ir::{
-    written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Failure, Intrinsic, Loop, Map, Module, Place, Scalar, Stmt,
-    StmtKind, UnOp, VarId,
+    written_vars, AccOp, BinOp, Diagnostic, Expr, ExprKind, Failure, Intrinsic, Loop, Map, MapId, Module, Place,
+    Scalar, Stmt, StmtKind, UnOp, VarId,
 };
 use std::collections::BTreeSet;
 
@@ -178,6 +178,22 @@ pub(crate) struct Emitter<'a> {
     /// Iteration-private scalars declared at their first assignment (`double t = ...;`)
     /// instead of zero-initialised first (see [`assigned_first`]); removed once declared.
     declare_at: BTreeSet<VarId>,
+    /// Inside a row sum written in tiles ([`crate::sum_tiles`]): the accumulating map,
+    /// written as a loop over the tile's lanes into the local array.
+    tile: Option<TileLanes>,
+    /// Maps whose first iteration is a C variable (the remainder of a tiled row sum).
+    start_at: Vec<(MapId, String)>,
+}
+
+/// The inner map of a tiled row sum and the C names its lane loop uses.
+struct TileLanes {
+    inner: MapId,
+    /// The first element of the tile (`l_tile`).
+    first: String,
+    /// The local array of partial sums (`output_sum`).
+    sums: String,
+    /// How many (`ADJC_SUM_TILE`, `ADJC_SUM_TILE / 2`).
+    width: String,
 }
 
 impl<'a> Emitter<'a> {
@@ -202,6 +218,8 @@ impl<'a> Emitter<'a> {
             serial_copy: false,
             consts: BTreeSet::new(),
             declare_at: BTreeSet::new(),
+            tile: None,
+            start_at: Vec::new(),
             placed,
             arena,
             taken: 0,
@@ -264,7 +282,12 @@ impl<'a> Emitter<'a> {
         let mut first = true;
         let region = self.region_level;
         let mut in_single = false;
-        for s in block {
+        let mut tiled_next = false;
+        for (at, s) in block.iter().enumerate() {
+            // The second statement of a row sum written in tiles was written with the first.
+            if std::mem::take(&mut tiled_next) {
+                continue;
+            }
             // Hoisted (allocated at the top of the function, freed at the end) unless a
             // memory plan placed it: no code here, and no `omp single` around nothing.
             if omp::writes_no_code(s, self.placed) {
@@ -318,7 +341,26 @@ impl<'a> Emitter<'a> {
                 let note = crate::note::text(self.cx, s, note);
                 self.line(format!("/* {} */", comment_text(&note)));
             }
-            self.stmt(s, last)?;
+            let tile = if region || self.tile.is_some() {
+                None
+            } else {
+                crate::sum_tiles::find(self.cx, self.plan, s, block.get(at + 1))
+            };
+            match tile {
+                Some(t) => {
+                    // The nest's own source line, when it has one.
+                    let next = self.quote.statement_start(block[at + 1].span.line);
+                    if next != 0 && next != last && !self.serial_copy {
+                        for text in self.quote.block(next) {
+                            self.line(text);
+                        }
+                        last = next;
+                    }
+                    self.sum_tile(&t, last)?;
+                    tiled_next = true;
+                }
+                None => self.stmt(s, last)?,
+            }
             first = false;
         }
         if in_single {
@@ -631,6 +673,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn map(&mut self, m: &Map, line: u32) -> Result<(), Diagnostic> {
+        if self.tile.as_ref().is_some_and(|t| t.inner == m.id) {
+            return self.tile_lanes(m);
+        }
         // A whole array zeroed at the top level of a sweep: one runtime call.
         if self.depth == 1 && self.chain.is_empty() && !self.region_level && !self.serial_copy {
             if let Some(call) = crate::zero::whole_array_zero(self.cx, m) {
@@ -691,8 +736,11 @@ impl<'a> Emitter<'a> {
                 self.line("ADJC_OMP(simd)");
             }
             let var = self.cx.name(d.var);
-            let text =
-                format!("for (int64_t {var} = {}; {}; {var}++) {{", self.expr(&d.start), self.upper_cond(var, &d.stop));
+            let start = match self.start_at.iter().find(|(id, _)| *id == m.id && n == 0) {
+                Some((_, first)) => first.clone(),
+                None => self.expr(&d.start),
+            };
+            let text = format!("for (int64_t {var} = {start}; {}; {var}++) {{", self.upper_cond(var, &d.stop));
             self.line(text);
             self.depth += 1;
         }
@@ -733,6 +781,109 @@ impl<'a> Emitter<'a> {
             self.depth -= 1;
             self.line("}");
         }
+        Ok(())
+    }
+
+    /// A row sum in tiles of `ADJC_SUM_TILE` partial sums kept in a local array, then the
+    /// elements past the last whole tile as written ([`crate::sum_tiles`]).
+    fn sum_tile(&mut self, t: &crate::sum_tiles::SumTile, line: u32) -> Result<(), Diagnostic> {
+        let dim = &t.init.dims[0];
+        let lane = self.cx.name(dim.var).to_string();
+        let array = self.cx.name(t.target.var).to_string();
+        let first = self.cx.names.fresh(&format!("{lane}_tile"));
+        let sums = self.cx.names.fresh(&format!("{array}_sum"));
+        let counters =
+            crate::sum_tiles::counters(t.nest).iter().map(|v| self.cx.name(*v).to_string()).collect::<Vec<_>>();
+        let stop = self.expr(&dim.stop);
+        self.line(format!(
+            "/* the sums over {} into each {array}[..., {lane}] in a local array, kept in registers and \
+             stored once: ADJC_SUM_TILE values of {lane} at a time, then half a tile, then the rest as written */",
+            counters.join(", ")
+        ));
+        self.line("{");
+        self.depth += 1;
+        self.line(format!("int64_t {first} = {};", self.expr(&dim.start)));
+        for (width, repeat) in [("ADJC_SUM_TILE", true), ("ADJC_SUM_TILE / 2", false)] {
+            if repeat {
+                self.line(format!("for (; {first} <= {stop} - {width}; {first} += {width}) {{"));
+            } else {
+                self.line(format!("if ({first} <= {stop} - {width}) {{"));
+            }
+            self.depth += 1;
+            self.tile_pass(t, width, &first, &sums, line)?;
+            if !repeat {
+                self.line(format!("{first} += {width};"));
+            }
+            self.depth -= 1;
+            self.line("}");
+        }
+        self.line(format!("if ({first} < {stop}) {{"));
+        self.depth += 1;
+        self.start_at.push((t.init.id, first.clone()));
+        self.start_at.push((t.inner.id, first));
+        let result = self.map(t.init, line).and_then(|_| self.plain_loop(t.nest, line));
+        self.start_at.truncate(self.start_at.len() - 2);
+        result?;
+        self.depth -= 1;
+        self.line("}");
+        self.depth -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// One tile of `width` partial sums from element `first`: set, summed over the nest,
+    /// stored.
+    fn tile_pass(
+        &mut self,
+        t: &crate::sum_tiles::SumTile,
+        width: &str,
+        first: &str,
+        sums: &str,
+        line: u32,
+    ) -> Result<(), Diagnostic> {
+        let lane = self.cx.name(t.init.dims[0].var).to_string();
+        let ty = self.cx.f.var(t.target.var).ty.elem();
+        self.line(format!("{} {sums}[{width}];", c_type(ty)));
+        let lanes = format!("for (int64_t {lane} = {first}; {lane} < {first} + {width}; {lane}++) {{");
+        let init = format!("{sums}[{lane} - {first}] = {};", self.expr(t.init_value));
+        self.simd_loop(&lanes, init);
+        self.tile = Some(TileLanes {
+            inner: t.inner.id,
+            first: first.to_string(),
+            sums: sums.to_string(),
+            width: width.to_string(),
+        });
+        let result = self.plain_loop(t.nest, line);
+        self.tile = None;
+        result?;
+        let store = format!("{} = {sums}[{lane} - {first}];", self.place(t.target));
+        self.simd_loop(&lanes, store);
+        Ok(())
+    }
+
+    /// `ADJC_OMP(simd)`, the loop header `header`, one statement, the closing brace.
+    fn simd_loop(&mut self, header: &str, stmt: String) {
+        self.line("ADJC_OMP(simd)");
+        self.line(header);
+        self.depth += 1;
+        self.line(stmt);
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    /// The accumulating map of a tiled row sum: one loop over the tile's lanes.
+    fn tile_lanes(&mut self, m: &Map) -> Result<(), Diagnostic> {
+        let Some(tile) = &self.tile else { return Ok(()) };
+        let (first, sums, width) = (tile.first.clone(), tile.sums.clone(), tile.width.clone());
+        let lane = self.cx.name(m.dims[0].var).to_string();
+        let [Stmt { kind: StmtKind::Accumulate { value, .. }, .. }] = m.body.as_slice() else {
+            return Err(Diagnostic::internal(adjc_ir::Span::NONE, "a tiled row sum without its accumulation"));
+        };
+        let text = match negated(value) {
+            Some(pos) => format!("{sums}[{lane} - {first}] -= {};", self.expr(&pos)),
+            None => format!("{sums}[{lane} - {first}] += {};", self.expr(value)),
+        };
+        self.simd_loop(&format!("for (int64_t {lane} = {first}; {lane} < {first} + {width}; {lane}++) {{"), text);
         Ok(())
     }
 

@@ -30,6 +30,7 @@ mod python_module;
 mod reserved;
 mod sizes;
 mod slabs;
+mod sum_tiles;
 mod templates;
 mod work;
 pub mod wrap;

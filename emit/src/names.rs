@@ -39,6 +39,17 @@ impl Names {
         &self.vars[v.index()]
     }
 
+    /// A C name for something the generated code declares itself (a tile's counter or
+    /// partial sums): `base` unless a variable has it or it is reserved, else `adjc_base`
+    /// (reserved for adjc: no source name takes it).
+    pub fn fresh(&self, base: &str) -> String {
+        if reserved::reason(base).is_none() && !self.vars.iter().any(|v| v == base) {
+            base.to_string()
+        } else {
+            format!("adjc_{base}")
+        }
+    }
+
     /// The renames of the given variables, in `VarId` order.
     pub fn renames(&self, f: &Function, vars: &BTreeSet<VarId>) -> Vec<Rename> {
         vars.iter()

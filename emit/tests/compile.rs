@@ -694,3 +694,103 @@ fn runtime_sizes_are_checked_and_arena_places_never_overlap() {
         assert!(out.contains("ok"), "{extra:?}: {out}");
     }
 }
+
+const BLOCK_CACHE_MAIN: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "adjc_runtime.h"
+#ifdef ADJC_STATS
+ADJC_STATS_DEFINE
+#endif
+static int failures = 0;
+#define EXPECT(c) do { if (!(c)) { printf("line %d: %s\n", __LINE__, #c); failures++; } } while (0)
+
+/* Every malloc of the program, counted (-Wl,--wrap=malloc). */
+void *__real_malloc(size_t n);
+static long mallocs = 0;
+void *__wrap_malloc(size_t n) { mallocs++; return __real_malloc(n); }
+
+/* How many mallocs an adjc_malloc of `bytes` made, the block freed again before returning;
+ * the block is written first (a block handed out is the caller's). */
+static long mallocs_for(size_t bytes)
+{
+    long before = mallocs;
+    unsigned char *p = adjc_malloc(bytes);
+    EXPECT(p != NULL);
+    memset(p, 0x5a, bytes);
+    adjc_free(p);
+    return mallocs - before;
+}
+
+int main(void)
+{
+    const long cached = ADJC_BLOCK_CACHE_BYTES > 0;
+    const size_t MiB = (size_t)1 << 20;
+    /* A large block freed is handed out again: the second call mallocs nothing. */
+    EXPECT(mallocs_for(MiB) == 1);
+    EXPECT(mallocs_for(MiB) == 1 - cached);
+    /* Any size up to the block's, down to half of it; not a larger one, not a much smaller. */
+    EXPECT(mallocs_for(MiB - 4096) == 1 - cached);
+    EXPECT(mallocs_for(MiB / 2) == 1 - cached);
+    EXPECT(mallocs_for(MiB / 2 - 1) == 1);
+    EXPECT(mallocs_for(MiB + 1) == 1);
+    /* Small blocks are never kept: malloc serves them well. */
+    EXPECT(mallocs_for(1024) == 1);
+    EXPECT(mallocs_for(1024) == 1);
+    /* Blocks alive together are distinct, and each comes back. */
+    unsigned char *a = adjc_malloc(3 * MiB), *b = adjc_malloc(3 * MiB);
+    EXPECT(a != NULL && b != NULL && a != b);
+    memset(a, 1, 3 * MiB);
+    memset(b, 2, 3 * MiB);
+    EXPECT(a[3 * MiB - 1] == 1 && b[0] == 2);
+    adjc_free(a);
+    adjc_free(b);
+    long before = mallocs;
+    a = adjc_malloc(3 * MiB);
+    b = adjc_malloc(3 * MiB);
+    EXPECT(mallocs - before == 2 - 2 * cached);
+    adjc_free(b);
+    adjc_free(a);
+    /* The kept blocks hold at most ADJC_BLOCK_CACHE_BYTES: a block larger than that is freed. */
+    EXPECT(mallocs_for(ADJC_BLOCK_CACHE_BYTES + MiB) == 1);
+    EXPECT(mallocs_for(ADJC_BLOCK_CACHE_BYTES + MiB) == 1);
+    /* Realloc'd tape blocks keep working through the cache. */
+    unsigned char *t = adjc_realloc(NULL, MiB);
+    EXPECT(t != NULL);
+    t = adjc_realloc(t, 5 * MiB);
+    EXPECT(t != NULL);
+    t[5 * MiB - 1] = 7;
+    adjc_free(t);
+    EXPECT(mallocs_for(5 * MiB) == 1 - cached);
+#ifdef ADJC_STATS
+    /* Statistics count what the caller holds, not the kept blocks. */
+    EXPECT(adjc_stats.live_bytes == 0);
+#endif
+    if (failures) return 1;
+    printf("ok (cache %s)\n", cached ? "on" : "off");
+    return 0;
+}
+"#;
+
+/// The runtime keeps large freed blocks for the next call (no fresh pages to fault per
+/// call), only blocks of a fitting size, within its byte bound; `-DADJC_BLOCK_CACHE_BYTES=0`
+/// turns it off, and so does AddressSanitizer. Counted with a wrapped malloc, with and without
+/// OpenMP and statistics.
+#[test]
+fn runtime_block_cache_reuses_large_blocks_within_its_bound() {
+    let files = emit(&jacobi_1d(), "jacobi_1d");
+    let wrap = "-Wl,--wrap=malloc";
+    for (openmp, extra, on) in [
+        (false, &[wrap][..], true),
+        (true, &[wrap][..], true),
+        (false, &[wrap, "-DADJC_STATS"][..], true),
+        (false, &[wrap, "-DADJC_BLOCK_CACHE_BYTES=0"][..], false),
+        // Off under AddressSanitizer: a reused block would hide a use after free.
+        (false, &[wrap, "-fsanitize=address"][..], false),
+    ] {
+        let out = run_with("jacobi_1d", &files, BLOCK_CACHE_MAIN, openmp, extra);
+        let want = if on { "ok (cache on)" } else { "ok (cache off)" };
+        assert!(out.contains(want), "{openmp} {extra:?}: {out}");
+    }
+}
