@@ -37,14 +37,20 @@ fn conv2d_accumulates_along_the_output_channel() {
         let start = c.find(&format!("\nint {name}(")).unwrap_or_else(|| panic!("no {name} in\n{c}"));
         let f = &c[start..];
         let f = &f[..f.find("\n}\n").unwrap_or(f.len())];
+        // The C writes the row in register tiles (emit/src/sum_tiles.rs, tests/sum_tiles.rs)
+        // and the channels past the last tile as the IR has them: that remainder shows the
+        // order this pass chose.
         let update = innermost_loop_of(f, "output_(k, i, j, l) +=");
-        assert_eq!(update, "for (int64_t l = 0; l < C_out; l++) {", "{name}:\n{f}");
+        assert_eq!(update, "for (int64_t l = l_tile; l < C_out; l++) {", "{name}:\n{f}");
         let fill = innermost_loop_of(f, "output_(k, i, j, l) = 0.0;");
-        assert_eq!(fill, "for (int64_t l = 0; l < C_out; l++) {", "{name}:\n{f}");
+        assert_eq!(fill, "for (int64_t l = l_tile; l < C_out; l++) {", "{name}:\n{f}");
         // The zero-fill comes before the reduction loops, not inside them.
         let fill_at = f.find("output_(k, i, j, l) = 0.0;").unwrap();
-        let m_at = f.find("for (int64_t m = i; m < K + i; m++) {").unwrap();
-        assert!(fill_at < m_at, "{name}:\n{f}");
+        let m_at = fill_at + f[fill_at..].find("for (int64_t m = i; m < K + i; m++) {").unwrap();
+        let update_at = f.find("output_(k, i, j, l) +=").unwrap();
+        assert!(fill_at < m_at && m_at < update_at, "{name}:\n{f}");
+        let tile = innermost_loop_of(f, "output_sum[l - l_tile] +=");
+        assert_eq!(tile, "for (int64_t l = l_tile; l < l_tile + ADJC_SUM_TILE; l++) {", "{name}:\n{f}");
     }
     // The adjoint of the input is a dot over the output channel (autodiff/src/loop_order.rs),
     // summed in a local as a vector reduction (autodiff/src/element_sum.rs).
