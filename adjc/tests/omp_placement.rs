@@ -376,3 +376,23 @@ fn sequential_maps_inside_parallel_maps_carry_simd() {
         assert!(out.status.success() && t.contains("check passed"), "{t}");
     }
 }
+
+/// A scalar assigned and read only inside such a sequential map (batch norm's `sqrt(var +
+/// eps)`, recomputed per element in the adjoint) is named `private` on its `simd` loop:
+/// without it the loop carried no pragma and gcc versioned it for aliasing again. The
+/// gradient with every parallel copy forced on, at 3 threads, and serial.
+#[test]
+fn scalars_confined_to_a_nested_map_are_simd_private() {
+    let dir = scratch("omp-nested-private");
+    let c = transpile(&dir, "batchnorm_stats", &[]);
+    let f = function(&c, "batchnorm_stats_b");
+    let above = pragmas_above(f, "mean_b_(0, j) -= 1.0 / sqrt(");
+    assert_eq!(above, vec!["ADJC_OMP(simd private(sqrt_var))".to_string()], "{f}");
+    for args in [&["--openmp"][..], &[]] {
+        let mut a = vec!["check", "examples/python/batchnorm_stats.py", "--sizes", "N=7,C=37"];
+        a.extend(args);
+        let out = common::adjc_parallel_copies(&a);
+        let t = text(&out);
+        assert!(out.status.success() && t.contains("check passed"), "{t}");
+    }
+}

@@ -733,7 +733,11 @@ impl<'a> Emitter<'a> {
             // A sequential map inside a parallel one: its innermost loop is `simd` in the
             // outlined code, where gcc cannot see that the arrays are distinct.
             if plan.nested_simd && !self.serial_copy && n + 1 == m.dims.len() {
-                self.line("ADJC_OMP(simd)");
+                let private: Vec<&str> = plan.nested_private.iter().map(|v| self.cx.name(*v)).collect();
+                match private.is_empty() {
+                    true => self.line("ADJC_OMP(simd)"),
+                    false => self.line(format!("ADJC_OMP(simd private({}))", private.join(", "))),
+                }
             }
             let var = self.cx.name(d.var);
             let start = match self.start_at.iter().find(|(id, _)| *id == m.id && n == 0) {

@@ -110,6 +110,9 @@ pub(crate) struct MapPlan {
     /// `ADJC_OMP(simd)` on the innermost loop of such a map, sequential itself
     /// ([`nested_simd_safe`]).
     pub nested_simd: bool,
+    /// Scalars that such a `simd` loop names `private`: assigned in every lane before they are
+    /// read and used nowhere outside the map (declared by the enclosing parallel map).
+    pub nested_private: Vec<VarId>,
     /// `nowait` on a worksharing loop the next one does not depend on ([`crate::nowait`]).
     pub nowait: bool,
     /// An explicit `schedule(static)`: the map shares its iterations with a neighbour in the
@@ -564,8 +567,48 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
 /// w[..., l]` over 6 channels, entered 25 times per output pixel, made the `-fopenmp` build
 /// at one thread 40% slower than the serial one). A map's iterations are independent by
 /// construction, so the pragma states what adjc knows and gcc cannot prove.
-fn nested_simd_safe(f: &Function, m: &Map) -> bool {
-    lanes_independent(f, m, &[], &BTreeMap::new())
+fn nested_simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
+    lanes_independent(f, m, private, &BTreeMap::new())
+}
+
+/// Scalars every use of which lies inside one map, keyed by the maps that hold all their
+/// uses. Such a scalar is private to an iteration of each of those maps: an iteration cannot
+/// read a value another wrote (a map's iterations are independent by construction), so it
+/// assigns the scalar before reading it.
+fn confined_scalars(f: &Function, uses: &[Use]) -> BTreeMap<MapKey, Vec<VarId>> {
+    let mut common: BTreeMap<VarId, BTreeSet<MapKey>> = BTreeMap::new();
+    let mut written: BTreeSet<VarId> = BTreeSet::new();
+    let mut accumulated: BTreeSet<VarId> = BTreeSet::new();
+    for u in uses {
+        if !matches!(f.var(u.var).ty, Type::Scalar(_)) {
+            continue;
+        }
+        match u.kind {
+            Kind::Write => {
+                written.insert(u.var);
+            }
+            Kind::Shared(_) => {
+                accumulated.insert(u.var);
+            }
+            Kind::Read => {}
+        }
+        let chain: BTreeSet<MapKey> = u.chain.iter().copied().collect();
+        match common.get_mut(&u.var) {
+            Some(c) => c.retain(|k| chain.contains(k)),
+            None => {
+                common.insert(u.var, chain);
+            }
+        }
+    }
+    let mut out: BTreeMap<MapKey, Vec<VarId>> = BTreeMap::new();
+    for (v, maps) in common {
+        if written.contains(&v) && !accumulated.contains(&v) {
+            for k in maps {
+                out.entry(k).or_default().push(v);
+            }
+        }
+    }
+    out
 }
 
 /// Whether the innermost loop of `m` vectorises lane by lane: unit-stride writes (forwards or
@@ -715,16 +758,19 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>, placed: &BTreeSet<
         plan.private.sort();
     }
     // `simd` needs the private scalars: decided last, on the maps themselves.
+    let confined = confined_scalars(f, &uses);
+    let none: Vec<VarId> = Vec::new();
     let mut simd = BTreeSet::new();
-    let mut nested = BTreeSet::new();
+    let mut nested: BTreeMap<MapKey, Vec<VarId>> = BTreeMap::new();
     walk_stmts(&f.body, &mut |s| {
         if let StmtKind::Map(m) = &s.kind {
             if let Some(plan) = maps.get(&key(m)) {
                 if plan.parallel() && plan.collapse == 1 && simd_safe(f, m, &plan.private, &plan.reductions) {
                     simd.insert(key(m));
                 }
-                if !plan.parallel() && plan.in_parallel && nested_simd_safe(f, m) {
-                    nested.insert(key(m));
+                let private = confined.get(&key(m)).unwrap_or(&none);
+                if !plan.parallel() && plan.in_parallel && nested_simd_safe(f, m, private) {
+                    nested.insert(key(m), private.clone());
                 }
             }
         }
@@ -734,9 +780,10 @@ pub(crate) fn analyse(f: &Function, stacks: &BTreeSet<VarId>, placed: &BTreeSet<
             plan.simd = true;
         }
     }
-    for k in nested {
+    for (k, private) in nested {
         if let Some(plan) = maps.get_mut(&k) {
             plan.nested_simd = true;
+            plan.nested_private = private;
         }
     }
     Plan { maps, regions, region_loops, top: top.into_iter().collect(), placed: placed.clone(), unread, owners }
