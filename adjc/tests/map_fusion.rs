@@ -55,13 +55,14 @@ fn check(file: &str, flags: &[&str]) {
 fn durbin_restores_and_updates_y_b_in_one_pass() {
     let c = adjoint_c("examples/python/durbin.py", "durbin");
     let restore = loops_with(&c, "y[i] = y_tape[(k - 1) * k / 2 + i];");
-    assert_eq!(restore.len(), 2, "{c}");
+    // One copy: the step loop is sequential as a whole (omp_placement.rs).
+    assert_eq!(restore.len(), 1, "{c}");
     for l in &restore {
         assert!(l.contains("y_tmp_b[i] += y_b[i];") && l.contains("y_b[i] += y_tmp_b[i];"), "{l}");
         assert!(!l.contains("y_b[k - i - 1]"), "the flipped update met other elements of y_b:\n{l}");
     }
     let flipped = loops_with(&c, "y_b[k - i - 1] += alpha * y_tmp_b[i];");
-    assert_eq!(flipped.len(), 2, "{c}");
+    assert_eq!(flipped.len(), 1, "{c}");
     for l in &flipped {
         assert!(l.contains("alpha_b += y[k - i - 1] * y_tmp_b[i];") && l.contains("y_tmp_b[i] = 0.0;"), "{l}");
     }

@@ -544,6 +544,13 @@ impl<'a> Emitter<'a> {
         }
         let region = if self.serial_copy || self.region_level { None } else { self.plan.region(l) };
         let Some(region) = region else { return self.plain_loop(l, line) };
+        if let Some(note) = region.sequential {
+            self.line(format!("/* {note} */"));
+            self.serial_copy = true;
+            let result = self.plain_loop(l, line);
+            self.serial_copy = false;
+            return result;
+        }
         let mut note = "one parallel region around the loop: its maps share their iterations (omp for), the \
                         other statements run on one thread (omp single)"
             .to_string();

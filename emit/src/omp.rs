@@ -20,7 +20,10 @@
 //!   (BLAS must not run inside a region: oversubscription), an allocation a memory plan
 //!   places there (other arrays, a step's temporaries included, are allocated at the top of
 //!   the function: their `Alloc` writes no code), or a map under an `if`; or when the
-//!   average work per worksharing construct is a constant below the threshold. A worksharing
+//!   average work per worksharing construct is a constant below the threshold. A loop whose
+//!   `omp single` part loops over the arrays the worksharing loops share out, with work of
+//!   the same order as theirs ([`migrates`]: durbin, seidel), is not hoisted and its maps
+//!   stay sequential (it is emitted as the region's sequential copy). A worksharing
 //!   loop that the next one does not depend on drops its barrier (`nowait`, with
 //!   `schedule(static)` where both touch the same rows: [`crate::nowait`]).
 //! * **Outermost maps** (not inside a sequential loop) are `parallel for` unless their work
@@ -60,8 +63,8 @@
 use crate::ctx::FnCtx;
 use crate::work::{Estimator, Work};
 use adjc_ir::{
-    walk_stmts, written_vars, AccOp, Block, Expr, ExprKind, Function, Layout, Loop, LoopId, Map, MapId, Place, Scalar,
-    Stmt, StmtKind, Type, VarId, VarRole,
+    read_vars, walk_stmts, written_vars, AccOp, Block, Expr, ExprKind, Function, Layout, Loop, LoopId, Map, MapId,
+    Place, Scalar, Stmt, StmtKind, Type, VarId, VarRole,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -139,6 +142,9 @@ impl MapPlan {
 pub(crate) struct Region {
     /// Average work per worksharing construct, when only known at run time.
     pub guard: Option<Work>,
+    /// Planned as a region but emitted as its sequential copy only, for this reason
+    /// ([`migrates`]): the maps keep the clauses (`simd reduction`) that copy carries.
+    pub sequential: Option<&'static str>,
 }
 
 /// How a `shared` accumulation is protected.
@@ -259,6 +265,7 @@ pub(crate) fn writes_no_code(s: &Stmt, placed: &BTreeSet<VarId>) -> bool {
 /// Checks a loop for a hoisted region (module docs): the loops inside that every thread
 /// runs, and the work and number of worksharing / single constructs per iteration.
 struct RegionCheck<'a> {
+    f: &'a Function,
     placed: &'a BTreeSet<VarId>,
     written: BTreeSet<VarId>,
     est: Estimator,
@@ -266,6 +273,11 @@ struct RegionCheck<'a> {
     total: Work,
     constructs: usize,
     maps: usize,
+    /// Arrays the worksharing loops touch (each thread its own share of them).
+    map_arrays: BTreeSet<VarId>,
+    /// The work of the `omp single` runs, and the arrays their loops touch.
+    single: Work,
+    single_arrays: BTreeSet<VarId>,
 }
 
 impl RegionCheck<'_> {
@@ -288,6 +300,8 @@ impl RegionCheck<'_> {
                     self.constructs += 1;
                     self.maps += 1;
                     in_single = false;
+                    let arrays = self.arrays(&m.body);
+                    self.map_arrays.extend(arrays);
                 }
                 StmtKind::Loop(inner) if has_map(&inner.body) => {
                     if !self.level(inner) {
@@ -304,15 +318,55 @@ impl RegionCheck<'_> {
                         self.constructs += 1;
                         in_single = true;
                     }
+                    let one: Block = vec![s.clone()];
+                    self.single.add(self.est.block(&one));
+                    let mut loops = false;
+                    walk_stmts(&one, &mut |x| loops |= matches!(x.kind, StmtKind::Loop(_)));
+                    if loops {
+                        let arrays = self.arrays(&one);
+                        self.single_arrays.extend(arrays);
+                    }
                 }
             }
         }
         true
     }
+
+    fn arrays(&self, b: &Block) -> Vec<VarId> {
+        let mut all = read_vars(b);
+        all.extend(written_vars(b));
+        all.retain(|v| self.f.var(*v).ty.is_array());
+        all
+    }
+}
+
+/// Why a loop that could hold a parallel region is better run by one thread altogether.
+///
+/// Its `omp single` runs loop over arrays that the worksharing loops split between the
+/// threads, with work of the same order as theirs: every iteration of the loop, the lines of
+/// those arrays move to the core that runs the `single` and back (durbin's dot products over
+/// the whole of `y`, seidel's row recurrence). Measured on durbin (N = 3160 to 9000): twice
+/// slower at 2 threads than at 1, and no size where the region paid. Compared at sizes of
+/// 2^16, where a `single` loop over a boundary row of a 2-D stencil is 1/65536 of the work.
+fn migrates(check: &RegionCheck) -> bool {
+    let n = 1 << 16;
+    check.single_arrays.iter().any(|v| check.map_arrays.contains(v))
+        && check.single.at_size(n) * 32.0 >= check.total.at_size(n)
+}
+
+/// What a sequential loop holding maps gets.
+enum RegionChoice {
+    /// One region around the loop; the inner loops every thread runs.
+    Hoisted(Region, Vec<LoopId>),
+    /// No region: the per-map rules decide.
+    PerMap,
+    /// Everything in it sequential, for the reason given ([`migrates`]), planned as the
+    /// sequential copy of a region.
+    Sequential(&'static str, Vec<LoopId>),
 }
 
 /// The region around `l`, if it gets one, and the inner loops every thread runs.
-fn region_of(l: &Loop, placed: &BTreeSet<VarId>) -> Option<(Region, Vec<LoopId>)> {
+fn region_of(f: &Function, l: &Loop, placed: &BTreeSet<VarId>) -> RegionChoice {
     let mut refused = false;
     walk_stmts(&l.body, &mut |s| {
         refused |= !writes_no_code(s, placed)
@@ -327,10 +381,11 @@ fn region_of(l: &Loop, placed: &BTreeSet<VarId>) -> Option<(Region, Vec<LoopId>)
             )
     });
     if refused {
-        return None;
+        return RegionChoice::PerMap;
     }
     let written: BTreeSet<VarId> = written_vars(&l.body).into_iter().collect();
     let mut check = RegionCheck {
+        f,
         placed,
         est: Estimator::new(written.iter().copied()),
         written,
@@ -338,16 +393,26 @@ fn region_of(l: &Loop, placed: &BTreeSet<VarId>) -> Option<(Region, Vec<LoopId>)
         total: Work::default(),
         constructs: 0,
         maps: 0,
+        map_arrays: BTreeSet::new(),
+        single: Work::default(),
+        single_arrays: BTreeSet::new(),
     };
     if !check.level(l) || check.maps == 0 {
-        return None;
+        return RegionChoice::PerMap;
+    }
+    if migrates(&check) {
+        return RegionChoice::Sequential(
+            "sequential: each iteration runs a loop on one thread over the arrays its parallel loops would \
+             share out, so their cache lines would move between the cores every iteration",
+            check.loops,
+        );
     }
     let avg = check.total.scaled(1.0 / check.constructs as f64);
     if too_small(&avg) {
-        return None;
+        return RegionChoice::PerMap;
     }
     let guard = if avg.as_const().is_some() { None } else { Some(avg) };
-    Some((Region { guard }, check.loops))
+    RegionChoice::Hoisted(Region { guard, sequential: None }, check.loops)
 }
 
 impl Walker<'_> {
@@ -470,11 +535,20 @@ impl Walker<'_> {
                     return;
                 }
                 if self.parallel.is_none() && !self.at.serial {
-                    if let Some((region, loops)) = region_of(l, self.placed) {
-                        self.regions.insert(k, region);
-                        self.region_loops.extend(loops);
-                        self.with(At { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
-                        return;
+                    match region_of(self.f, l, self.placed) {
+                        RegionChoice::Hoisted(region, loops) => {
+                            self.regions.insert(k, region);
+                            self.region_loops.extend(loops);
+                            self.with(At { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
+                            return;
+                        }
+                        RegionChoice::Sequential(why, loops) => {
+                            self.regions.insert(k, Region { guard: None, sequential: Some(why) });
+                            self.region_loops.extend(loops);
+                            self.with(At { in_seq: true, region: true, serial: false }, |w| w.block(&l.body));
+                            return;
+                        }
+                        RegionChoice::PerMap => {}
                     }
                 }
                 self.with(At { in_seq: true, ..self.at }, |w| w.block(&l.body));

@@ -72,6 +72,17 @@ impl Work {
         self.terms.iter().map(|(c, fs)| fs.is_empty().then_some(*c)).sum()
     }
 
+    /// The estimate with every size equal to `n` (a factor that cannot be evaluated, or
+    /// overflows, counts as `n`): how two estimates compare as the sizes grow.
+    pub fn at_size(&self, n: i64) -> f64 {
+        self.terms
+            .iter()
+            .map(|(c, fs)| {
+                fs.iter().fold(*c, |acc, f| acc * adjc_ir::eval::eval_int(f, &|_| Some(n)).unwrap_or(n) as f64)
+            })
+            .sum()
+    }
+
     /// C text of the estimate, in `double` so that no product overflows:
     /// `5.0 * (A_n0 - 2) * (A_n1 - 2)`.
     pub fn render(&self, cx: &FnCtx) -> String {
