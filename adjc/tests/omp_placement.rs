@@ -435,3 +435,50 @@ fn one_thread_loops_over_shared_arrays_stay_sequential() {
     let t = text(&out);
     assert!(out.status.success() && t.contains("check passed"), "{t}");
 }
+
+/// The pragma line right above the loop that holds the line starting with `needle`.
+fn pragma_above_loop_of<'a>(f: &'a str, needle: &str) -> Option<&'a str> {
+    let lines: Vec<&str> = f.lines().map(str::trim).collect();
+    let at = lines.iter().position(|l| l.starts_with(needle))?;
+    let header = (0..at).rev().find(|&k| lines[k].starts_with("for ("))?;
+    (header > 0 && lines[header - 1].starts_with("ADJC_OMP(")).then(|| lines[header - 1])
+}
+
+/// The reverse of a product's inner loop updates a scalar sum and array elements at the
+/// loop's own position (syrk: `alpha_b += A[j, k] * A[i, k] * C_b[i, j]; A_b[i, k] += ...;
+/// A_b[j, k] += ...`): `simd reduction` on the scalar, or the sum keeps the whole loop
+/// scalar. Not when two iterations can meet on one element (`x_b[k - 1]` and `x_b[k]`).
+#[test]
+fn loops_of_updates_at_their_own_position_are_simd() {
+    let dir = scratch("omp-update-loops");
+    let c = transpile(&dir, "syrk", &[]);
+    let b = function(&c, "syrk_b");
+    assert_eq!(
+        pragma_above_loop_of(b, "alpha_b_acc += A_(j, k) * A_(i, k) * C_b_(i, j);"),
+        Some("ADJC_OMP(simd reduction(+:alpha_b_acc))"),
+        "{b}"
+    );
+    std::fs::write(
+        dir.join("neighbours.py"),
+        "def neighbours(alpha, x: \"float64[N]\"):\n    s = 0.0\n    for k in range(1, x.shape[0]):\n        s = s + alpha * x[k - 1] * x[k]\n    return s\n",
+    )
+    .unwrap();
+    let src = dir.join("neighbours.py");
+    let out = adjc(&["transpile", src.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = std::fs::read_to_string(dir.join("neighbours.c")).unwrap();
+    let b = function(&c, "neighbours_b");
+    assert!(b.contains("x_b[k - 1] +=") && b.contains("x_b[k] +="), "{b}");
+    assert_eq!(pragma_above_loop_of(b, "alpha_b_acc +="), None, "{b}");
+    for args in [&["--openmp"][..], &[]] {
+        for (file, sizes) in
+            [("examples/python/syrk.py", "C_n0=13,C_n1=13,A_n0=13,A_n1=11"), (src.to_str().unwrap(), "N=23")]
+        {
+            let mut a = vec!["check", file, "--sizes", sizes];
+            a.extend(args);
+            let out = common::adjc_parallel_copies(&a);
+            let t = text(&out);
+            assert!(out.status.success() && t.contains("check passed"), "{t}");
+        }
+    }
+}

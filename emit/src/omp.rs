@@ -49,6 +49,9 @@
 //!   or scalar written outside the iteration — except accumulations into the map's own
 //!   scalar reductions, which the inner loop carries as `simd reduction(op:x)` (a sum such
 //!   as go_fast's `trace_b += ret_b[j, k]` is otherwise one scalar add chain per element).
+//!   A sequential loop whose body is one sum into a scalar, or several updates of scalar sums
+//!   and of array elements at the loop's own position (the reverse of a product's inner
+//!   loop: syrk), carries `simd reduction` ([`reduction_loop_simd`]).
 //!   A map kept sequential inside a parallel map gets `ADJC_OMP(simd)` on its innermost loop
 //!   under the same conditions (lenet's convolution over channels): in the outlined
 //!   function gcc no longer knows the arrays apart and versions the loop for aliasing.
@@ -607,6 +610,9 @@ fn reversed_in(e: &Expr, v: VarId) -> bool {
 /// accumulation inside a parallel map (that one needs an atomic), a product, max or min (only
 /// sums: the chains measured), a boolean, an `out` scalar (`(*x)` cannot be a clause's list item) or a loop whose step is not ±1.
 pub(crate) fn reduction_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Option<String> {
+    if l.body.len() > 1 {
+        return updates_loop_simd(cx, l, in_parallel);
+    }
     let [stmt] = l.body.as_slice() else { return None };
     let StmtKind::Accumulate { target, op, value, shared } = &stmt.kind else { return None };
     let scalar_local = target.is_scalar()
@@ -619,6 +625,98 @@ pub(crate) fn reduction_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Op
     }
     let one = BTreeMap::from([(target.var, *op)]);
     Some(format!("simd{}", reduction_clauses(cx, &one)))
+}
+
+/// `simd reduction(+:x, ...)` for a sequential loop of several updates, each a sum into a
+/// scalar local or an update of an array element at the loop's own position: the reverse
+/// of a product's inner loop, `alpha_b += A[j, k] * A[i, k] * C_b[i, j]; A_b[i, k] += ...;
+/// A_b[j, k] += ...` (syrk, syr2k). Without the pragma the scalar sum keeps the whole loop
+/// scalar. Safe when no two iterations touch the same element: every access of an array the
+/// loop writes has the same index along the array's contiguous axis, `k` or `k + c` (or
+/// reversed), and leaves `k` out of the other axes; the scalar sums are read nowhere in the
+/// loop. Within an iteration `simd` keeps the statements' order (`A_b[i, k]` and
+/// `A_b[j, k]` may be one element when `i == j`: both updates land, in order).
+fn updates_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Option<String> {
+    let f = cx.f;
+    let v = l.var;
+    if !matches!(l.step.as_int(), Some(1) | Some(-1)) || trip_literal(&l.start, &l.stop).is_some_and(|n| n < 4) {
+        return None;
+    }
+    let fast = |var: VarId, index: &[Expr]| -> Option<usize> {
+        let Type::Array { layout, .. } = &f.var(var).ty else { return None };
+        Some(match layout {
+            Layout::RowMajor => index.len().checked_sub(1)?,
+            Layout::ColMajor => 0,
+        })
+    };
+    let mut sums: BTreeMap<VarId, AccOp> = BTreeMap::new();
+    let mut written: BTreeSet<VarId> = BTreeSet::new();
+    for s in &l.body {
+        match &s.kind {
+            StmtKind::Accumulate { target, op: AccOp::Add, shared, .. } if target.is_scalar() => {
+                let local = matches!(cx.access(target.var), crate::layout::Access::Value)
+                    && f.var(target.var).ty.elem() != Scalar::Bool;
+                if !local || (*shared && in_parallel) {
+                    return None;
+                }
+                sums.insert(target.var, AccOp::Add);
+            }
+            StmtKind::Accumulate { target, shared: false, .. } | StmtKind::Assign { target, .. }
+                if !target.is_scalar() =>
+            {
+                written.insert(target.var);
+            }
+            _ => return None,
+        }
+    }
+    // The one index along the contiguous axis of each written array, checked on every access.
+    let mut position: BTreeMap<VarId, adjc_ir::proc::affine::Affine> = BTreeMap::new();
+    let mut access = |var: VarId, index: &[Expr]| -> bool {
+        if sums.contains_key(&var) {
+            return false;
+        }
+        let Some(axis) = fast(var, index) else { return true };
+        let along = &index[axis];
+        let others_free = index.iter().enumerate().all(|(k, e)| k == axis || !e.mentions(v));
+        if !written.contains(&var) {
+            return others_free && (unit_in(along, v) || reversed_in(along, v) || !along.mentions(v));
+        }
+        if !others_free || !(unit_in(along, v) || reversed_in(along, v)) {
+            return false;
+        }
+        let Some(along) = adjc_ir::proc::affine::Affine::linear(along) else { return false };
+        match position.get(&var) {
+            Some(p) => *p == along,
+            None => {
+                position.insert(var, along);
+                true
+            }
+        }
+    };
+    let mut ok = true;
+    for s in &l.body {
+        if let StmtKind::Accumulate { target, .. } | StmtKind::Assign { target, .. } = &s.kind {
+            if !target.is_scalar() {
+                ok &= access(target.var, &target.index);
+            }
+        }
+        let mut loads = Vec::new();
+        s.exprs(&mut |e| {
+            e.walk(&mut |x| match &x.kind {
+                ExprKind::Load(a, idx) => loads.push((*a, idx.clone())),
+                ExprKind::Var(u) => ok &= !sums.contains_key(u),
+                _ => {}
+            })
+        });
+        for (a, idx) in loads {
+            ok &= access(a, &idx);
+        }
+    }
+    let bounds_read_sums = sums.keys().any(|x| l.start.mentions(*x) || l.stop.mentions(*x));
+    if !ok || bounds_read_sums || sums.is_empty() {
+        return None;
+    }
+    Some(format!("simd{}", reduction_clauses(cx, &sums)))
 }
 
 /// Whether the innermost loop of `m` can carry `omp simd` (module docs). `private` are the
