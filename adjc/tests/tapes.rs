@@ -127,7 +127,11 @@ fn without_serial_copies<'a>(f: &[&'a str]) -> Vec<&'a str> {
             continue;
         }
         // Pragmas and their comments stand between a loop and its source quote.
-        if t.starts_with("ADJC_OMP(") || t.starts_with("/* one parallel region") || t.starts_with("/* parallel only") {
+        if t.starts_with("ADJC_OMP(")
+            || t.starts_with("/* one parallel region")
+            || t.starts_with("/* parallel only")
+            || t.starts_with("/* sequential:")
+        {
             continue;
         }
         out.push(*l);

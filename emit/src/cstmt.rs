@@ -167,6 +167,9 @@ pub(crate) struct Emitter<'a> {
     region_level: bool,
     /// Writing the sequential copy of a guarded map or region: no OpenMP at all.
     serial_copy: bool,
+    /// The sequential code is the only copy (a loop kept sequential as a whole): it quotes
+    /// the source and carries the notes, which a copy after `else` leaves to the first.
+    sole_copy: bool,
     /// Arrays allocated where their `Alloc` stands (a memory plan), not at the top.
     placed: &'a BTreeSet<VarId>,
     /// Their places in the block reserved on entry, and how many have been taken so far.
@@ -216,6 +219,7 @@ impl<'a> Emitter<'a> {
             fails: Vec::new(),
             region_level: false,
             serial_copy: false,
+            sole_copy: false,
             consts: BTreeSet::new(),
             declare_at: BTreeSet::new(),
             tile: None,
@@ -324,7 +328,7 @@ impl<'a> Emitter<'a> {
             let line = self.quote.statement_start(s.span.line);
             // The sequential copy of a guarded loop repeats no comment: the parallel copy
             // just above quotes every source line once.
-            if line != 0 && line != last && !self.serial_copy {
+            if line != 0 && line != last && !self.quiet() {
                 if spaced && !first {
                     self.line("");
                 }
@@ -337,7 +341,7 @@ impl<'a> Emitter<'a> {
                 }
                 last = line;
             }
-            if let Some(note) = s.note.as_ref().filter(|_| !self.serial_copy) {
+            if let Some(note) = s.note.as_ref().filter(|_| !self.quiet()) {
                 let note = crate::note::text(self.cx, s, note);
                 self.line(format!("/* {} */", comment_text(&note)));
             }
@@ -350,7 +354,7 @@ impl<'a> Emitter<'a> {
                 Some(t) => {
                     // The nest's own source line, when it has one.
                     let next = self.quote.statement_start(block[at + 1].span.line);
-                    if next != 0 && next != last && !self.serial_copy {
+                    if next != 0 && next != last && !self.quiet() {
                         for text in self.quote.block(next) {
                             self.line(text);
                         }
@@ -536,6 +540,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Whether comments are left out here: in the sequential copy after `else`.
+    fn quiet(&self) -> bool {
+        self.serial_copy && !self.sole_copy
+    }
+
     fn for_loop(&mut self, l: &Loop, line: u32) -> Result<(), Diagnostic> {
         if !self.region_level && !self.serial_copy && self.plan.region(l).is_none() {
             if let Some(pieces) = crate::slabs::split(self.cx, l) {
@@ -547,8 +556,10 @@ impl<'a> Emitter<'a> {
         if let Some(note) = region.sequential {
             self.line(format!("/* {note} */"));
             self.serial_copy = true;
+            self.sole_copy = true;
             let result = self.plain_loop(l, line);
             self.serial_copy = false;
+            self.sole_copy = false;
             return result;
         }
         let mut note = "one parallel region around the loop: its maps share their iterations (omp for), the \
