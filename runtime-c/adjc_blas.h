@@ -258,9 +258,10 @@ enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 11
  * vectors: the 6 x 3 zmm tile then becomes 6 x 6 ymm accumulators and spills. Asking for
  * 512-bit vectors in this one function doubled its speed on a Rocket Lake Xeon (45 -> 87
  * GFLOP/s for a 1720 x 1830 x 1935 dgemm at one thread; OpenBLAS: 97). Clang has no such
- * per-function switch: build with -mprefer-vector-width=512 there.
+ * per-function switch: build with -mprefer-vector-width=512 there. (The few-rows tiles,
+ * which share this macro, get the same 512-bit vectors.)
  */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && !defined(__INTEL_COMPILER) && defined(__AVX512F__)
 #define ADJC_BLAS_NOINLINE_ __attribute__((noinline, target("prefer-vector-width=512")))
 #elif defined(__GNUC__)
 #define ADJC_BLAS_NOINLINE_ __attribute__((noinline))

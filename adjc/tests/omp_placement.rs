@@ -403,7 +403,7 @@ fn scalars_confined_to_a_nested_map_are_simd_private() {
 /// step, seidel's row recurrence), gets no region: the arrays' cache lines would move
 /// between the cores twice a step (durbin's adjoint was 2.3x slower at 2 threads than at 1,
 /// at every size tried). The loop is the sequential copy, with its `simd` reductions, and
-/// says why; the gradient with every parallel copy forced on is still checked at 3 threads.
+/// says why; its gradient is checked in the `-fopenmp` build at 3 threads.
 #[test]
 fn one_thread_loops_over_shared_arrays_stay_sequential() {
     let dir = scratch("omp-migrating");

@@ -55,6 +55,7 @@
 //!   A map kept sequential inside a parallel map gets `ADJC_OMP(simd)` on its innermost loop
 //!   under the same conditions (lenet's convolution over channels): in the outlined
 //!   function gcc no longer knows the arrays apart and versions the loop for aliasing.
+//!   Scalars assigned only inside that map are named in a `private(...)` clause.
 //! * Scalar locals written inside a map body are private to an iteration: they are declared
 //!   at the top of the body of the parallel map around the write (or of the outermost map
 //!   when none is parallel). A variable also used outside such maps is declared at the
@@ -281,6 +282,8 @@ struct RegionCheck<'a> {
     /// The work of the `omp single` runs, and the arrays their loops touch.
     single: Work,
     single_arrays: BTreeSet<VarId>,
+    /// Arrays written anywhere in the loop (read-only sharing moves no cache line).
+    written_arrays: BTreeSet<VarId>,
 }
 
 impl RegionCheck<'_> {
@@ -305,6 +308,7 @@ impl RegionCheck<'_> {
                     in_single = false;
                     let arrays = self.arrays(&m.body);
                     self.map_arrays.extend(arrays);
+                    self.written_arrays.extend(written_vars(&m.body));
                 }
                 StmtKind::Loop(inner) if has_map(&inner.body) => {
                     if !self.level(inner) {
@@ -329,6 +333,7 @@ impl RegionCheck<'_> {
                         let arrays = self.arrays(&one);
                         self.single_arrays.extend(arrays);
                     }
+                    self.written_arrays.extend(written_vars(&one));
                 }
             }
         }
@@ -351,10 +356,17 @@ impl RegionCheck<'_> {
 /// the whole of `y`, seidel's row recurrence). Measured on durbin (N = 3160 to 9000): twice
 /// slower at 2 threads than at 1, and no size where the region paid. Compared at sizes of
 /// 2^16, where a `single` loop over a boundary row of a 2-D stencil is 1/65536 of the work.
+/// The threshold, 1/32, is the cost of moving a cache line (~100 ns, 8 doubles) against the
+/// operations a thread saves (~0.3 ns each): a `single` loop that touches a shared element
+/// per 32 operations of the maps costs more in transfers than the second thread saves. That
+/// holds while the arrays stay in the caches; a norm beside a stencil over arrays far larger
+/// than the caches (memory-bound either way) would lose a little of its scaling.
 fn migrates(check: &RegionCheck) -> bool {
     let n = 1 << 16;
-    check.single_arrays.iter().any(|v| check.map_arrays.contains(v))
-        && check.single.at_size(n) * 32.0 >= check.total.at_size(n)
+    let (single, maps) = (check.single.at_size(n), check.total.at_size(n));
+    let shared_written =
+        check.single_arrays.iter().any(|v| check.map_arrays.contains(v) && check.written_arrays.contains(v));
+    shared_written && maps > 0.0 && single * 32.0 >= maps
 }
 
 /// What a sequential loop holding maps gets.
@@ -399,6 +411,7 @@ fn region_of(f: &Function, l: &Loop, placed: &BTreeSet<VarId>) -> RegionChoice {
         map_arrays: BTreeSet::new(),
         single: Work::default(),
         single_arrays: BTreeSet::new(),
+        written_arrays: BTreeSet::new(),
     };
     if !check.level(l) || check.maps == 0 {
         return RegionChoice::PerMap;
@@ -602,7 +615,7 @@ fn reversed_in(e: &Expr, v: VarId) -> bool {
 }
 
 /// `simd reduction(op:x)` for a sequential loop whose whole body is one accumulation into a
-/// scalar local `x` (`dot += r[k - i - 1] * y[i]`, a frontend `np.dot` or `sum`): without
+/// scalar local `x` (several statements: [`updates_loop_simd`]) (`dot += r[k - i - 1] * y[i]`, a frontend `np.dot` or `sum`): without
 /// it the sum is one add chain, 4 cycles an element (durbin's forward spends a third of its
 /// time there). Safe because the loop writes nothing but `x` and the value does not read
 /// `x`: the iterations differ only in the order of the sum, which `simd` may reassociate
@@ -639,7 +652,9 @@ pub(crate) fn reduction_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Op
 fn updates_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Option<String> {
     let f = cx.f;
     let v = l.var;
-    if !matches!(l.step.as_int(), Some(1) | Some(-1)) || trip_literal(&l.start, &l.stop).is_some_and(|n| n < 4) {
+    if !matches!(l.step.as_int(), Some(1) | Some(-1))
+        || trip_literal(&l.start, &l.stop).is_some_and(|n| n.checked_abs().is_some_and(|n| n < 4))
+    {
         return None;
     }
     let fast = |var: VarId, index: &[Expr]| -> Option<usize> {
@@ -686,7 +701,7 @@ fn updates_loop_simd(cx: &FnCtx, l: &Loop, in_parallel: bool) -> Option<String> 
         }
         let Some(along) = adjc_ir::proc::affine::Affine::linear(along) else { return false };
         match position.get(&var) {
-            Some(p) => *p == along,
+            Some(p) => p.same_value(&along),
             None => {
                 position.insert(var, along);
                 true
@@ -738,7 +753,8 @@ fn simd_safe(f: &Function, m: &Map, private: &[VarId], reductions: &BTreeMap<Var
 /// run-time alias checks on every entry (lenet's convolution: `out[k, i, j, l] += in[...] *
 /// w[..., l]` over 6 channels, entered 25 times per output pixel, made the `-fopenmp` build
 /// at one thread 40% slower than the serial one). A map's iterations are independent by
-/// construction, so the pragma states what adjc knows and gcc cannot prove.
+/// construction, so the pragma states what adjc knows and gcc cannot prove. `private`: the
+/// scalars assigned only inside `m` ([`confined_scalars`]).
 fn nested_simd_safe(f: &Function, m: &Map, private: &[VarId]) -> bool {
     lanes_independent(f, m, private, &BTreeMap::new())
 }
