@@ -114,6 +114,13 @@ fn small_constant_work_stays_sequential_and_says_why() {
     assert!(f.contains("sequential: too little work for a parallel region"), "{f}");
 }
 
+/// `adjc check ARGS` with every parallel copy forced on passes.
+fn assert_check_passes(args: &[&str]) {
+    let out = common::adjc_parallel_copies(args);
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("check passed"), "adjc {}\n{t}", args.join(" "));
+}
+
 /// A driver that runs `name_b` once on fixed inputs and prints the gradient.
 fn gradient_driver(call: &str, decls: &str, print: &str) -> String {
     format!(
@@ -202,9 +209,7 @@ fn shared_element_additions_are_reductions_not_atomics() {
         let mut a =
             vec!["check", "examples/python/gramschmidt.py", "--sizes", "A_n0=17,A_n1=9", "--wrt", "A", "--of", "A"];
         a.extend(args);
-        let out = common::adjc_parallel_copies(&a);
-        let t = text(&out);
-        assert!(out.status.success() && t.contains("check passed"), "{t}");
+        assert_check_passes(&a);
     }
 }
 
@@ -372,9 +377,7 @@ fn sequential_maps_inside_parallel_maps_carry_simd() {
             "ret",
         ];
         a.extend(args);
-        let out = common::adjc_parallel_copies(&a);
-        let t = text(&out);
-        assert!(out.status.success() && t.contains("check passed"), "{t}");
+        assert_check_passes(&a);
     }
 }
 
@@ -392,9 +395,7 @@ fn scalars_confined_to_a_nested_map_are_simd_private() {
     for args in [&["--openmp"][..], &[]] {
         let mut a = vec!["check", "examples/python/batchnorm_stats.py", "--sizes", "N=7,C=37"];
         a.extend(args);
-        let out = common::adjc_parallel_copies(&a);
-        let t = text(&out);
-        assert!(out.status.success() && t.contains("check passed"), "{t}");
+        assert_check_passes(&a);
     }
 }
 
@@ -423,7 +424,7 @@ fn one_thread_loops_over_shared_arrays_stay_sequential() {
     // A stencil whose step also updates its two boundary points on one thread keeps its region.
     let c = transpile(&dir, "jacobi_1d", &["--wrt", "A", "--of", "A"]);
     assert!(function(&c, "jacobi_1d_b").contains("ADJC_OMP(parallel)"), "{c}");
-    let out = common::adjc_parallel_copies(&[
+    assert_check_passes(&[
         "check",
         "examples/python/durbin.py",
         "--sizes",
@@ -432,8 +433,6 @@ fn one_thread_loops_over_shared_arrays_stay_sequential() {
         "r=uniform(-0.3,0.3)",
         "--openmp",
     ]);
-    let t = text(&out);
-    assert!(out.status.success() && t.contains("check passed"), "{t}");
 }
 
 /// The pragma line right above the loop that holds the line starting with `needle`.
@@ -476,9 +475,7 @@ fn loops_of_updates_at_their_own_position_are_simd() {
         {
             let mut a = vec!["check", file, "--sizes", sizes];
             a.extend(args);
-            let out = common::adjc_parallel_copies(&a);
-            let t = text(&out);
-            assert!(out.status.success() && t.contains("check passed"), "{t}");
+            assert_check_passes(&a);
         }
     }
 }
